@@ -1,0 +1,4 @@
+"""Settings modules: ``development`` (the embedded default), ``production`` and ``test``.
+
+All of them read their configuration from environment variables (see ``env.py``).
+"""

@@ -1,0 +1,13 @@
+"""The embedded default: SQLite file, tasks in-process, no service needed."""
+from .base import *  # noqa: F401,F403
+from .base import VAR_DIR, database_config
+from .env import env_bool, env_str
+
+DEBUG = env_bool("DEBUG", True)
+# A development-only key; production refuses to start without SECRET_KEY.
+SECRET_KEY = env_str("SECRET_KEY", "django-insecure-development-only-key-never-use-in-production")
+DATABASES = {"default": database_config(f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

@@ -1,0 +1,9 @@
+"""Settings for the test suite: the development defaults plus a fast password hasher.
+
+DATABASE_URL and CELERY_BROKER_URL select the backend exactly as in production, so the
+same suite runs on the embedded default and on the real PostgreSQL and Redis."""
+from .development import *  # noqa: F401,F403
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# MEDIA_ROOT is pointed at a temporary folder by an autouse fixture (tests/conftest.py).
