@@ -1,0 +1,1 @@
+"""The Django app of the TAB annotation workflow."""
