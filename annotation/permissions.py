@@ -1,0 +1,130 @@
+"""Who may see and change what: the one place where object-level access is decided.
+
+- A **manager** of a corpus sees and changes everything in it (documents, every layer,
+  memberships, imports, exports, the audit trail).
+- An **annotator** sees only the layers assigned to them, and the documents they have a
+  layer on. They never see another annotator's layer of the same document (blind
+  annotation).
+- A **reviewer** sees and changes only the layers they were paired on.
+- A superuser is a manager of every corpus.
+
+The API, the HTML views and the exporters scope their querysets with these functions;
+an object outside the scope is answered with 404, so its existence is not revealed.
+"""
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from .enums import LayerStatus, Role
+from .models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ReviewAssignment
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def _anonymous(user: User) -> bool:
+    return not user.is_authenticated or not user.is_active
+
+
+def managed_corpora(user: User) -> QuerySet[Corpus]:
+    if _anonymous(user):
+        return Corpus.objects.none()
+    if user.is_superuser:
+        return Corpus.objects.all()
+    return Corpus.objects.filter(memberships__user=user, memberships__role=Role.MANAGER).distinct()
+
+
+def is_manager(user: User, corpus: Corpus) -> bool:
+    if _anonymous(user):
+        return False
+    if user.is_superuser:
+        return True
+    return CorpusMembership.objects.filter(corpus=corpus, user=user, role=Role.MANAGER).exists()
+
+
+def can_create_corpus(user: User) -> bool:
+    """Creating a corpus is a site-level right (Django's model permission)."""
+    return not _anonymous(user) and user.has_perm("annotation.add_corpus")
+
+
+def visible_layers(user: User) -> QuerySet[AnnotationLayer]:
+    if _anonymous(user):
+        return AnnotationLayer.objects.none()
+    if user.is_superuser:
+        return AnnotationLayer.objects.all()
+    managed = CorpusMembership.objects.filter(
+        corpus_id=OuterRef("document__corpus_id"), user=user, role=Role.MANAGER
+    )
+    reviewing = ReviewAssignment.objects.filter(layer_id=OuterRef("pk"), reviewer=user)
+    return AnnotationLayer.objects.filter(Q(annotator=user) | Exists(managed) | Exists(reviewing))
+
+
+def editable_layers(user: User) -> QuerySet[AnnotationLayer]:
+    """Layers whose annotations the user may change.
+
+    The annotator edits their own layer until it is handed to review; the paired
+    reviewer corrects it while it is confirmed or under review; a manager may always
+    intervene. A reviewed layer is final for everybody but its corpus's managers."""
+    if _anonymous(user):
+        return AnnotationLayer.objects.none()
+    if user.is_superuser:
+        return AnnotationLayer.objects.all()
+    managed = CorpusMembership.objects.filter(
+        corpus_id=OuterRef("document__corpus_id"), user=user, role=Role.MANAGER
+    )
+    reviewing = ReviewAssignment.objects.filter(layer_id=OuterRef("pk"), reviewer=user)
+    own_open = Q(annotator=user, status__in=[LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED])
+    review_open = Q(Exists(reviewing), status__in=[LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW])
+    return AnnotationLayer.objects.filter(own_open | review_open | Exists(managed))
+
+
+def can_edit_layer(user: User, layer: AnnotationLayer) -> bool:
+    return editable_layers(user).filter(pk=layer.pk).exists()
+
+
+def visible_documents(user: User) -> QuerySet[Document]:
+    if _anonymous(user):
+        return Document.objects.none()
+    if user.is_superuser:
+        return Document.objects.all()
+    return Document.objects.filter(
+        Q(corpus__in=managed_corpora(user)) | Q(layers__in=visible_layers(user))
+    ).distinct()
+
+
+def visible_corpora(user: User) -> QuerySet[Corpus]:
+    """Corpora the user is a member of in any role."""
+    if _anonymous(user):
+        return Corpus.objects.none()
+    if user.is_superuser:
+        return Corpus.objects.all()
+    return Corpus.objects.filter(memberships__user=user).distinct()
+
+
+def visible_audit_events(user: User) -> QuerySet[AuditEvent]:
+    """Managers read their corpora's trail; annotators and reviewers read the trail of
+    the layers they can see (so an author sees a reviewer's corrections)."""
+    if _anonymous(user):
+        return AuditEvent.objects.none()
+    if user.is_superuser:
+        return AuditEvent.objects.all()
+    return AuditEvent.objects.filter(
+        Q(corpus__in=managed_corpora(user)) | Q(layer__in=visible_layers(user))
+    ).distinct()
+
+
+# Who may move a layer to which status: the annotator confirms (or reopens) their own
+# layer; the paired reviewer runs the review; a manager may do any allowed step.
+_ANNOTATOR_TARGETS = {LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED}
+_REVIEWER_TARGETS = {LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED, LayerStatus.CONFIRMED}
+
+
+def can_change_status(user: User, layer: AnnotationLayer, to: str) -> bool:
+    if _anonymous(user):
+        return False
+    if is_manager(user, layer.document.corpus):
+        return True
+    if layer.annotator_id == user.pk and to in _ANNOTATOR_TARGETS and layer.status in (
+        LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED
+    ):
+        return True
+    reviewing = ReviewAssignment.objects.filter(layer=layer, reviewer=user).exists()
+    return reviewing and to in _REVIEWER_TARGETS and layer.status in (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW)

@@ -1,0 +1,46 @@
+"""Read-side queries shared by the API and the HTML views (no state changes here)."""
+from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
+
+from .models import AnnotationLayer, Corpus, Entity, Mention
+
+
+def with_entity_summary(entities: QuerySet[Entity]) -> QuerySet[Entity]:
+    """Annotate each entity with its mention count and how its mentions' values agree
+    (an imported entity may mix identifier types: it is then flagged inconsistent)."""
+    first = Mention.objects.filter(entity=OuterRef("pk")).order_by("start_offset", "id")
+    return entities.annotate(
+        mention_count=Count("mentions"),
+        identifier_type_count=Count("mentions__identifier_type", distinct=True),
+        entity_type_count=Count("mentions__entity_type", distinct=True),
+        confidential_status_count=Count("mentions__confidential_status", distinct=True),
+        undecided_count=Count("mentions", filter=Q(mentions__identifier_type__isnull=True)),
+        max_identifier_type=Max("mentions__identifier_type"),
+        max_confidential_status=Max("mentions__confidential_status"),
+        first_entity_type=Subquery(first.values("entity_type")[:1]),
+        first_span_text=Subquery(first.values("span_text")[:1]),
+    )
+
+
+def inconsistency_condition() -> Q:
+    """On a queryset annotated by ``with_entity_summary``: mentions of the entity differ
+    in entity type, identifier type or confidential status, or only some are decided."""
+    return (
+        Q(identifier_type_count__gt=1)
+        | Q(entity_type_count__gt=1)
+        | Q(confidential_status_count__gt=1)
+        | (Q(undecided_count__gt=0) & Q(undecided_count__lt=F("mention_count")))
+    )
+
+
+def inconsistent_entities(entities: QuerySet[Entity]) -> QuerySet[Entity]:
+    return with_entity_summary(entities).filter(inconsistency_condition())
+
+
+def with_layer_counts(layers: QuerySet[AnnotationLayer]) -> QuerySet[AnnotationLayer]:
+    return layers.annotate(mention_count=Count("mentions", distinct=True)).select_related(
+        "document", "annotator"
+    ).prefetch_related("review_assignments__reviewer")
+
+
+def with_corpus_counts(corpora: QuerySet[Corpus]) -> QuerySet[Corpus]:
+    return corpora.annotate(document_count=Count("documents", distinct=True))

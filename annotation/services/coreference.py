@@ -1,0 +1,82 @@
+"""Coreference (TAB Step 4): merging entities and splitting mentions out of them."""
+from django.contrib.auth.models import AbstractBaseUser
+
+from ..models import Entity, Mention, MentionLink
+from .audit import record_event
+from .decisions import apply_decision, decision_state
+from .errors import InvalidAnnotation
+from .layer_edit import allocate_tab_id, layer_edit
+
+
+def _first_mention(entity: Entity) -> Mention | None:
+    return entity.mentions.order_by("start_offset", "end_offset", "id").first()
+
+
+def _link(source: Mention, target: Mention) -> None:
+    """Record an explicit link (TAB related_mentions) from ``source`` to ``target``."""
+    if MentionLink.objects.filter(source=source, target=target).exists():
+        return
+    position = MentionLink.objects.filter(source=source).count()
+    MentionLink.objects.create(source=source, target=target, position=position)
+    if not source.related_mentions_present:
+        Mention.objects.filter(pk=source.pk).update(related_mentions_present=True)
+
+
+def merge_entities(
+    target: Entity, source: Entity, *, actor: AbstractBaseUser | None, expected_version: int | None = None
+) -> Entity:
+    """Move every mention of ``source`` into ``target`` ("Mr Smith" into "John Smith").
+
+    The merged entity keeps ``target``'s decision when it has one, else ``source``'s, and
+    the first mention of ``source`` is linked explicitly to the first of ``target`` (how
+    the TAB files record links between different strings)."""
+    if target.layer_id != source.layer_id:
+        raise InvalidAnnotation("Only entities of the same layer can be merged.", field="entity")
+    if target.pk == source.pk:
+        raise InvalidAnnotation("An entity cannot be merged into itself.", field="entity")
+    with layer_edit(target.layer, expected_version=expected_version) as locked:
+        before = {"target": decision_state(target), "source": decision_state(source)}
+        identifier, confidential = (
+            target.mentions.values_list("identifier_type", "confidential_status").order_by("start_offset", "id").first()
+            or (None, None)
+        )
+        if identifier is None:
+            identifier, confidential = (
+                source.mentions.values_list("identifier_type", "confidential_status").order_by("start_offset", "id").first()
+                or (None, None)
+            )
+        anchor, moved_first = _first_mention(target), _first_mention(source)
+        Mention.objects.filter(entity=source).update(entity=target)
+        apply_decision(target, identifier_type=identifier, confidential_status=confidential)
+        if anchor is not None and moved_first is not None and anchor.span_text != moved_first.span_text:
+            _link(moved_first, anchor)
+        source_id = source.tab_entity_id
+        source.delete()
+        record_event(
+            "entity.merge", actor=actor, layer=locked, target=target.tab_entity_id,
+            changes={"merged": source_id, "before": before},
+        )
+    return target
+
+
+def split_mention(mention: Mention, *, actor: AbstractBaseUser | None, expected_version: int | None = None) -> Entity:
+    """Take a mention out of its entity into a new entity of its own, keeping its
+    decision; explicit links between it and its former entity are removed."""
+    with layer_edit(mention.layer, expected_version=expected_version) as locked:
+        current = Mention.objects.select_related("entity").get(pk=mention.pk)
+        old = current.entity
+        if not old.mentions.exclude(pk=current.pk).exists():
+            raise InvalidAnnotation(
+                f"Mention {current.tab_mention_id} is the only mention of entity {old.tab_entity_id}.", field="mention"
+            )
+        new = Entity.objects.create(layer=locked, tab_entity_id=allocate_tab_id(locked, "e"))
+        former = list(old.mentions.exclude(pk=current.pk).values_list("pk", flat=True))
+        MentionLink.objects.filter(source=current, target__in=former).delete()
+        MentionLink.objects.filter(target=current, source__in=former).delete()
+        current.entity = new
+        current.save(update_fields=["entity"])
+        record_event(
+            "mention.split", actor=actor, layer=locked, target=current.tab_mention_id,
+            changes={"from_entity": old.tab_entity_id, "to_entity": new.tab_entity_id},
+        )
+    return new

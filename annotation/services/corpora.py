@@ -1,0 +1,63 @@
+"""Corpora and their members."""
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from ..enums import Role
+from ..models import Corpus, CorpusMembership
+from .audit import record_event
+from .enum_values import checked_choice
+from .errors import DomainError
+
+
+@transaction.atomic
+def create_corpus(name: str, *, actor: AbstractBaseUser | None, description: str = "", guidelines_version: str = "") -> Corpus:
+    """Create a corpus; its creator becomes its first manager."""
+    name = name.strip()
+    if not name:
+        raise DomainError("A corpus needs a name.", field="name")
+    if Corpus.objects.filter(name=name).exists():
+        raise DomainError(f"A corpus named {name!r} already exists.", field="name")
+    corpus = Corpus.objects.create(
+        name=name,
+        description=description,
+        created_by=actor if actor is not None and actor.is_authenticated else None,
+        **({"guidelines_version": guidelines_version} if guidelines_version else {}),
+    )
+    if actor is not None and actor.is_authenticated:
+        CorpusMembership.objects.create(corpus=corpus, user=actor, role=Role.MANAGER)
+    record_event("corpus.create", actor=actor, corpus=corpus, target=name)
+    return corpus
+
+
+def add_member(corpus: Corpus, user: AbstractBaseUser, role: str, *, actor: AbstractBaseUser | None) -> CorpusMembership:
+    checked_choice(role, Role, "role")
+    membership, created = CorpusMembership.objects.get_or_create(corpus=corpus, user=user, role=role)
+    if created:
+        record_event("membership.add", actor=actor, corpus=corpus, target=f"{user.username} as {role}")
+    return membership
+
+
+def remove_member(membership: CorpusMembership, *, actor: AbstractBaseUser | None) -> None:
+    corpus, target = membership.corpus, f"{membership.user.username} as {membership.role}"
+    membership.delete()
+    record_event("membership.remove", actor=actor, corpus=corpus, target=target)
+
+
+def update_corpus(corpus: Corpus, *, actor: AbstractBaseUser | None, **values) -> Corpus:
+    """Change a corpus's name, description or guidelines version."""
+    allowed = {"name", "description", "guidelines_version"}
+    unknown = set(values) - allowed
+    if unknown:
+        raise DomainError(f"Cannot change {', '.join(sorted(unknown))} of a corpus.", field=sorted(unknown)[0])
+    if "name" in values:
+        values["name"] = values["name"].strip()
+        if not values["name"]:
+            raise DomainError("A corpus needs a name.", field="name")
+        if Corpus.objects.exclude(pk=corpus.pk).filter(name=values["name"]).exists():
+            raise DomainError(f"A corpus named {values['name']!r} already exists.", field="name")
+    before = {key: getattr(corpus, key) for key in values}
+    for key, value in values.items():
+        setattr(corpus, key, value)
+    corpus.save(update_fields=list(values))
+    record_event("corpus.update", actor=actor, corpus=corpus, target=corpus.name, changes={"before": before, "after": values})
+    return corpus

@@ -1,0 +1,86 @@
+"""The life of an annotation layer: assignment, confirmation, review."""
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ..enums import LayerStatus, Role
+from ..models import AnnotationLayer, CorpusMembership, Document, Mention, ReviewAssignment
+from .audit import record_event
+from .errors import DomainError, InvalidTransition
+from .layer_edit import layer_edit
+
+# Which status may follow which. Reopening goes back one step; nothing jumps ahead.
+ALLOWED_TRANSITIONS = {
+    LayerStatus.ASSIGNED: {LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED},
+    LayerStatus.IN_PROGRESS: {LayerStatus.CONFIRMED},
+    LayerStatus.CONFIRMED: {LayerStatus.IN_PROGRESS, LayerStatus.UNDER_REVIEW},
+    LayerStatus.UNDER_REVIEW: {LayerStatus.CONFIRMED, LayerStatus.REVIEWED},
+    LayerStatus.REVIEWED: {LayerStatus.UNDER_REVIEW},
+}
+
+
+def _require_role(corpus, user, role: str) -> None:
+    if not CorpusMembership.objects.filter(corpus=corpus, user=user, role=role).exists():
+        raise DomainError(f"{user.username} does not have the {role} role in corpus {corpus.name}.", field=role)
+
+
+def assign_layer(document: Document, annotator: AbstractBaseUser, *, actor: AbstractBaseUser | None) -> AnnotationLayer:
+    """Give ``annotator`` an empty layer on ``document``."""
+    _require_role(document.corpus, annotator, Role.ANNOTATOR)
+    try:
+        with transaction.atomic():
+            position = document.layers.count()
+            layer = AnnotationLayer.objects.create(document=document, annotator=annotator, position=position)
+    except IntegrityError:
+        raise DomainError(
+            f"{annotator.username} already has a layer on document {document.doc_id}.", field="annotator"
+        ) from None
+    record_event("layer.assign", actor=actor, layer=layer, target=annotator.username)
+    return layer
+
+
+def undecided_entities(layer: AnnotationLayer) -> list[str]:
+    """TAB entity ids of entities with a mention that has no identifier type yet."""
+    return sorted(
+        set(
+            Mention.objects.filter(layer=layer, identifier_type__isnull=True).values_list(
+                "entity__tab_entity_id", flat=True
+            )
+        )
+    )
+
+
+def change_layer_status(
+    layer: AnnotationLayer, to: str, *, actor: AbstractBaseUser | None, expected_version: int | None = None
+) -> AnnotationLayer:
+    """Move a layer along the workflow; confirming needs a decision on every entity."""
+    with layer_edit(layer, expected_version=expected_version) as locked:
+        current = locked.status
+        if to not in ALLOWED_TRANSITIONS.get(current, set()):
+            raise InvalidTransition(f"A layer cannot go from {current} to {to}.", field="status")
+        if to == LayerStatus.CONFIRMED and current in (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS):
+            missing = undecided_entities(locked)
+            if missing:
+                shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+                raise InvalidTransition(
+                    f"{len(missing)} entities have no masking decision yet: {shown}.", field="status"
+                )
+        now = timezone.now()
+        locked.status = to
+        stamps = {LayerStatus.IN_PROGRESS: "started_at", LayerStatus.CONFIRMED: "confirmed_at", LayerStatus.REVIEWED: "reviewed_at"}
+        if to in stamps:
+            setattr(locked, stamps[to], now)
+        locked.save(update_fields=["status", "started_at", "confirmed_at", "reviewed_at"])
+        record_event("layer.status", actor=actor, layer=locked, target=str(locked), changes={"before": current, "after": to})
+    return locked
+
+
+def add_reviewer(layer: AnnotationLayer, reviewer: AbstractBaseUser, *, actor: AbstractBaseUser | None) -> ReviewAssignment:
+    """Pair ``reviewer`` on ``layer`` (TAB Step 5); nobody reviews their own layer."""
+    if reviewer.pk == layer.annotator_id:
+        raise DomainError(f"{reviewer.username} cannot review their own layer.", field="reviewer")
+    _require_role(layer.document.corpus, reviewer, Role.REVIEWER)
+    assignment, created = ReviewAssignment.objects.get_or_create(layer=layer, reviewer=reviewer)
+    if created:
+        record_event("layer.reviewer", actor=actor, layer=layer, target=f"{reviewer.username} reviews {layer.annotator.username}")
+    return assignment
