@@ -1,0 +1,175 @@
+"""Storing validated documents with a handful of bulk INSERTs per batch.
+
+Annotator names become user accounts: an existing account of that name is reused,
+a missing one is created inactive (it cannot log in until a manager activates it) and
+joins the corpus as an annotator.
+"""
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from ..enums import EditType, LayerStatus, Origin, Role
+from ..models import AnnotationLayer, Corpus, CorpusMembership, Document, Entity, Mention, MentionLink
+from .records import DocumentRecord, MentionRecord
+
+BATCH_SIZE = 2000
+
+
+@dataclass
+class ImportSummary:
+    documents: int = 0
+    layers: int = 0
+    entities: int = 0
+    mentions: int = 0
+    links: int = 0
+    created_annotators: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    def __str__(self) -> str:
+        created = f", {len(self.created_annotators)} new (inactive) annotator accounts" if self.created_annotators else ""
+        return (
+            f"{self.documents} documents, {self.layers} layers, {self.entities} entities, "
+            f"{self.mentions} mentions, {self.links} related-mention links{created}"
+        )
+
+
+def _origin(record: MentionRecord) -> str:
+    """A span the annotator inserted is manual; a checked or corrected one came from the
+    pre-annotation."""
+    return Origin.MANUAL if record.edit_type == EditType.INSERT else Origin.PREANNOTATION
+
+
+def _mention(record: MentionRecord, layer: AnnotationLayer, entity: Entity) -> Mention:
+    # A checked span is, by definition, the proposal itself: remember it as such so that
+    # a later edit turns it into "correct".
+    proposal = (
+        (record.start_offset, record.end_offset, record.entity_type)
+        if record.edit_type == EditType.CHECK
+        else (None, None, None)
+    )
+    return Mention(
+        layer=layer,
+        entity=entity,
+        tab_mention_id=record.tab_mention_id,
+        start_offset=record.start_offset,
+        end_offset=record.end_offset,
+        span_text=record.span_text,
+        entity_type=record.entity_type,
+        identifier_type=record.identifier_type,
+        confidential_status=record.confidential_status,
+        edit_type=record.edit_type,
+        origin=_origin(record),
+        original_start=proposal[0],
+        original_end=proposal[1],
+        original_entity_type=proposal[2],
+        related_mentions_present=record.related_mentions is not None,
+        position=record.position,
+        tab_extra=record.extra,
+    )
+
+
+class CorpusBuilder:
+    """Buffers documents and writes them in batches of about ``BATCH_SIZE`` mentions."""
+
+    def __init__(self, corpus: Corpus, *, first_position: int = 0):
+        self.corpus = corpus
+        self.first_position = first_position
+        self.summary = ImportSummary()
+        self._pending: list[DocumentRecord] = []
+        self._pending_mentions = 0
+        self._users: dict[str, object] = {}
+        self._now = timezone.now()
+
+    def add(self, record: DocumentRecord) -> None:
+        self._pending.append(record)
+        self._pending_mentions += record.mention_count
+        if self._pending_mentions >= BATCH_SIZE or len(self._pending) >= 200:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        batch, self._pending, self._pending_mentions = self._pending, [], 0
+        self._ensure_annotators({layer.annotator for record in batch for layer in record.layers})
+        documents = Document.objects.bulk_create([self._document(record) for record in batch], batch_size=BATCH_SIZE)
+        layer_pairs = [
+            (layer_record, AnnotationLayer(
+                document=document,
+                annotator=self._users[layer_record.annotator],
+                status=LayerStatus.REVIEWED if layer_record.quality_checked else LayerStatus.CONFIRMED,
+                position=layer_record.position,
+                tab_extra=layer_record.extra,
+                confirmed_at=self._now,
+                reviewed_at=self._now if layer_record.quality_checked else None,
+            ))
+            for record, document in zip(batch, documents)
+            for layer_record in record.layers
+        ]
+        AnnotationLayer.objects.bulk_create([layer for _, layer in layer_pairs], batch_size=BATCH_SIZE)
+        self._write_annotations(layer_pairs)
+        self.summary.documents += len(documents)
+        self.summary.layers += len(layer_pairs)
+
+    def _write_annotations(self, layer_pairs) -> None:
+        entities: dict[tuple[int, str], Entity] = {}
+        for layer_record, layer in layer_pairs:
+            for record in layer_record.mentions:
+                key = (layer.pk, record.tab_entity_id)
+                if key not in entities:
+                    entities[key] = Entity(layer=layer, tab_entity_id=record.tab_entity_id)
+        Entity.objects.bulk_create(list(entities.values()), batch_size=BATCH_SIZE)
+        mentions = [
+            (record, _mention(record, layer, entities[(layer.pk, record.tab_entity_id)]))
+            for layer_record, layer in layer_pairs
+            for record in layer_record.mentions
+        ]
+        Mention.objects.bulk_create([mention for _, mention in mentions], batch_size=BATCH_SIZE)
+        by_id = {(mention.layer_id, mention.tab_mention_id): mention for _, mention in mentions}
+        links = [
+            MentionLink(source=mention, target=by_id[(mention.layer_id, target)], position=position)
+            for record, mention in mentions
+            for position, target in enumerate(record.related_mentions or ())
+        ]
+        MentionLink.objects.bulk_create(links, batch_size=BATCH_SIZE)
+        self.summary.entities += len(entities)
+        self.summary.mentions += len(mentions)
+        self.summary.links += len(links)
+
+    def _document(self, record: DocumentRecord) -> Document:
+        return Document(
+            corpus=self.corpus,
+            doc_id=record.doc_id,
+            text=record.text,
+            person_to_protect=record.person_to_protect,
+            task=record.task,
+            meta=record.meta,
+            dataset_type=record.dataset_type,
+            position=self.first_position + record.position,
+            tab_absent_keys=record.absent_keys,
+            tab_extra=record.extra,
+        )
+
+    def _ensure_annotators(self, names: set[str]) -> None:
+        missing = names - self._users.keys()
+        if not missing:
+            return
+        User = get_user_model()
+        existing = {user.username: user for user in User.objects.filter(username__in=missing)}
+        new_names = sorted(missing - existing.keys())
+        for name in new_names:
+            user = User(username=name, is_active=False)
+            user.set_unusable_password()
+            existing[name] = user
+        User.objects.bulk_create([existing[name] for name in new_names])
+        if new_names:
+            # bulk_create does not return primary keys on every backend for this model.
+            existing.update({user.username: user for user in User.objects.filter(username__in=new_names)})
+        self.summary.created_annotators += new_names
+        CorpusMembership.objects.bulk_create(
+            [CorpusMembership(corpus=self.corpus, user=existing[name], role=Role.ANNOTATOR) for name in missing],
+            ignore_conflicts=True,
+        )
+        self._users.update(existing)

@@ -1,0 +1,79 @@
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from annotation.enums import LayerStatus, Role
+from annotation.models import AnnotationLayer, Corpus
+from annotation.services.corpora import add_member, create_corpus
+from annotation.services.corpus_import import import_tab
+from annotation.services.layers import add_reviewer, assign_layer
+
+DEMO_FILE = Path(settings.BASE_DIR) / "data" / "tab" / "tab_dev_sample.json"
+DEMO_CORPUS = "TAB demo (dev sample)"
+ACCOUNTS = (
+    ("manager", "demo-manager", Role.MANAGER),
+    ("annotator", "demo-annotator", Role.ANNOTATOR),
+    ("reviewer", "demo-reviewer", Role.REVIEWER),
+)
+ASSIGNED_DOCUMENTS = 5
+REVIEWED_LAYERS = 3
+
+
+class Command(BaseCommand):
+    help = "Load the demo corpus (41 real TAB documents) and demo accounts. Development only."
+
+    def handle(self, *args, **options):
+        if not settings.DEBUG:
+            raise CommandError("load_demo creates accounts with published passwords: it runs only with DEBUG on.")
+        with transaction.atomic():
+            corpus = self._corpus()
+            users = self._accounts(corpus)
+            self._assignments(corpus, users)
+        self.stdout.write(self.style.SUCCESS(
+            f"Demo corpus '{corpus.name}': {corpus.documents.count()} documents, "
+            f"{AnnotationLayer.objects.filter(document__corpus=corpus).count()} layers."
+        ))
+        self.stdout.write("Demo logins (username / password):")
+        for username, password, role in ACCOUNTS:
+            self.stdout.write(f"  {username:<10} / {password:<15} {role}")
+
+    def _corpus(self) -> Corpus:
+        corpus = Corpus.objects.filter(name=DEMO_CORPUS).first()
+        if corpus is None:
+            corpus = create_corpus(DEMO_CORPUS, actor=None, description=(
+                "41 court cases of the TAB dev split with the layers of their original annotators."
+            ))
+        if not corpus.documents.exists():
+            with DEMO_FILE.open("rb") as stream:
+                summary = import_tab(stream, corpus, actor=None, source=DEMO_FILE.name)
+            self.stdout.write(f"Imported {DEMO_FILE.name}: {summary}.")
+        return corpus
+
+    def _accounts(self, corpus: Corpus) -> dict:
+        User = get_user_model()
+        users = {}
+        for username, password, role in ACCOUNTS:
+            user, _ = User.objects.get_or_create(username=username)
+            user.set_password(password)
+            user.is_active = True
+            user.save()
+            add_member(corpus, user, role, actor=None)
+            users[role] = user
+        users[Role.MANAGER].user_permissions.add(Permission.objects.get(codename="add_corpus"))
+        return users
+
+    def _assignments(self, corpus: Corpus, users: dict) -> None:
+        annotator, reviewer = users[Role.ANNOTATOR], users[Role.REVIEWER]
+        if not annotator.layers.filter(document__corpus=corpus).exists():
+            for document in corpus.documents.order_by("position")[:ASSIGNED_DOCUMENTS]:
+                assign_layer(document, annotator, actor=None)
+        if not reviewer.review_assignments.exists():
+            confirmed = AnnotationLayer.objects.filter(
+                document__corpus=corpus, status=LayerStatus.CONFIRMED
+            ).exclude(annotator=annotator).order_by("document__position", "position")[:REVIEWED_LAYERS]
+            for layer in confirmed:
+                add_reviewer(layer, reviewer, actor=None)
