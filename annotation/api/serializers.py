@@ -1,0 +1,103 @@
+"""Serializers of corpora, members, documents, layers, audit events and import jobs."""
+from django.contrib.auth import get_user_model
+from rest_framework import serializers
+
+from ..enums import LayerStatus, Role
+from ..services.import_jobs import documents_done
+from ..models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ImportJob
+
+User = get_user_model()
+
+
+class CorpusSerializer(serializers.ModelSerializer):
+    document_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Corpus
+        fields = ["id", "name", "description", "guidelines_version", "created_at", "document_count"]
+        read_only_fields = ["created_at"]
+
+
+class MembershipSerializer(serializers.ModelSerializer):
+    user = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    role = serializers.ChoiceField(choices=Role.choices)
+
+    class Meta:
+        model = CorpusMembership
+        fields = ["id", "corpus", "user", "role", "created_at"]
+        read_only_fields = ["created_at"]
+
+
+class DocumentListSerializer(serializers.ModelSerializer):
+    corpus = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = Document
+        fields = ["id", "corpus", "doc_id", "person_to_protect", "dataset_type", "text_length", "created_at"]
+
+
+class DocumentSerializer(DocumentListSerializer):
+    class Meta(DocumentListSerializer.Meta):
+        fields = DocumentListSerializer.Meta.fields + ["task", "meta", "text"]
+
+
+class LayerSerializer(serializers.ModelSerializer):
+    doc_id = serializers.CharField(source="document.doc_id", read_only=True)
+    annotator = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    reviewers = serializers.SerializerMethodField()
+    mention_count = serializers.IntegerField(read_only=True)
+    quality_checked = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = AnnotationLayer
+        fields = [
+            "id", "document", "doc_id", "annotator", "status", "version", "quality_checked", "mention_count",
+            "reviewers", "assigned_at", "started_at", "confirmed_at", "reviewed_at", "updated_at",
+        ]
+        read_only_fields = [
+            "status", "version", "assigned_at", "started_at", "confirmed_at", "reviewed_at", "updated_at",
+        ]
+
+    def get_reviewers(self, layer: AnnotationLayer) -> list[str]:
+        return [assignment.reviewer.username for assignment in layer.review_assignments.all()]
+
+
+class LayerAssignSerializer(serializers.Serializer):
+    document = serializers.IntegerField()
+    annotator = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+
+
+class LayerStatusSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=LayerStatus.choices)
+    layer_version = serializers.IntegerField(required=False, min_value=0)
+
+
+class ReviewerSerializer(serializers.Serializer):
+    reviewer = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+
+
+class AuditEventSerializer(serializers.ModelSerializer):
+    actor = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    doc_id = serializers.CharField(source="document.doc_id", read_only=True, default=None)
+
+    class Meta:
+        model = AuditEvent
+        fields = ["id", "at", "actor", "corpus", "document", "doc_id", "layer", "action", "target", "changes"]
+
+
+class ImportJobSerializer(serializers.ModelSerializer):
+    documents_done = serializers.SerializerMethodField(help_text="Documents read so far (live while running).")
+
+    class Meta:
+        model = ImportJob
+        fields = [
+            "id", "corpus", "original_name", "format", "status", "created_at", "finished_at",
+            "documents_done", "summary", "error",
+        ]
+
+    def get_documents_done(self, job: ImportJob) -> int:
+        return documents_done(job)
+
+
+class ImportUploadSerializer(serializers.Serializer):
+    file = serializers.FileField()

@@ -1,0 +1,25 @@
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from .views_annotations import EntityViewSet, MentionViewSet
+from .views_audit import AuditEventViewSet
+from .views_corpora import CorpusViewSet, DocumentViewSet, ImportJobViewSet, MembershipViewSet
+from .views_layers import LayerViewSet
+
+router = DefaultRouter()
+router.register("corpora", CorpusViewSet, basename="corpus")
+router.register("memberships", MembershipViewSet, basename="membership")
+router.register("documents", DocumentViewSet, basename="document")
+router.register("layers", LayerViewSet, basename="layer")
+router.register("mentions", MentionViewSet, basename="mention")
+router.register("entities", EntityViewSet, basename="entity")
+router.register("audit-events", AuditEventViewSet, basename="auditevent")
+router.register("import-jobs", ImportJobViewSet, basename="importjob")
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("", include(router.urls)),
+]

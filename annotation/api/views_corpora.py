@@ -1,0 +1,145 @@
+"""Corpora, memberships, documents, imports and exports."""
+from django.http import StreamingHttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.parsers import MultiPartParser
+from rest_framework.response import Response
+
+from .. import permissions as policy
+from ..corpus_io.masks import annotator_masked_spans
+from ..corpus_io.tab_writer import iter_tab_documents, tab_json_chunks
+from ..models import Corpus, CorpusMembership, ImportJob
+from ..selectors import with_corpus_counts
+from ..services import corpora as corpus_services
+from ..tasks import submit_import_job
+from .filters import DocumentFilter, MembershipFilter
+from .permissions import IsCorpusManager
+from .serializers import (
+    CorpusSerializer,
+    DocumentListSerializer,
+    DocumentSerializer,
+    ImportJobSerializer,
+    ImportUploadSerializer,
+    MembershipSerializer,
+)
+
+
+class CorpusViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
+                    mixins.UpdateModelMixin, viewsets.GenericViewSet):
+    """Corpora the user is a member of. Creating one needs the site permission
+    ``annotation.add_corpus``; its creator becomes its manager."""
+
+    serializer_class = CorpusSerializer
+    permission_classes = [IsCorpusManager]
+    http_method_names = ["get", "post", "patch", "head", "options"]
+
+    def get_queryset(self):
+        return with_corpus_counts(policy.visible_corpora(self.request.user)).order_by("name")
+
+    def perform_create(self, serializer):
+        if not policy.can_create_corpus(self.request.user):
+            raise PermissionDenied("You may not create corpora.")
+        serializer.instance = corpus_services.create_corpus(actor=self.request.user, **serializer.validated_data)
+        serializer.instance.document_count = 0
+
+    def perform_update(self, serializer):
+        corpus_services.update_corpus(serializer.instance, actor=self.request.user, **serializer.validated_data)
+
+    def _managed(self) -> Corpus:
+        corpus = self.get_object()
+        if not policy.is_manager(self.request.user, corpus):
+            raise PermissionDenied("Only a manager of this corpus may export or import it.")
+        return corpus
+
+    @extend_schema(
+        parameters=[OpenApiParameter("finished_only", bool, description="Only confirmed, under-review or reviewed layers.")],
+        responses={200: {"type": "array", "items": {"type": "object"}}},
+    )
+    @action(detail=True, methods=["get"], url_path="export/tab")
+    def export_tab(self, request, pk=None):
+        """The corpus in the TAB JSON format (managers only), streamed."""
+        corpus = self._managed()
+        finished_only = request.query_params.get("finished_only") in ("1", "true", "yes")
+        documents = iter_tab_documents(corpus.documents.all(), finished_only=finished_only)
+        response = StreamingHttpResponse(tab_json_chunks(documents), content_type="application/json; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{corpus.name}.tab.json"'
+        return response
+
+    @extend_schema(
+        parameters=[OpenApiParameter("annotator", str, required=True)],
+        responses={200: {"type": "object", "additionalProperties": {"type": "array"}}},
+    )
+    @action(detail=True, methods=["get"], url_path="export/masks")
+    def export_masks(self, request, pk=None):
+        """One annotator's masked spans in the official evaluation script's format."""
+        corpus = self._managed()
+        annotator = request.query_params.get("annotator")
+        if not annotator:
+            raise ValidationError({"annotator": "Name the annotator whose masked spans to export."})
+        return Response(annotator_masked_spans(corpus.documents.all(), annotator))
+
+    @extend_schema(request={"multipart/form-data": ImportUploadSerializer}, responses={202: ImportJobSerializer})
+    @action(detail=True, methods=["post"], parser_classes=[MultiPartParser])
+    def imports(self, request, pk=None):
+        """Upload a TAB JSON file; a Celery task imports it (all or nothing)."""
+        corpus = self._managed()
+        upload = ImportUploadSerializer(data=request.data)
+        upload.is_valid(raise_exception=True)
+        job = submit_import_job(corpus, upload.validated_data["file"], actor=request.user)
+        return Response(ImportJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class MembershipViewSet(mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin,
+                        viewsets.GenericViewSet):
+    """Who works on which corpus in which role. Managers see and change their corpora's
+    members; everybody sees their own memberships."""
+
+    serializer_class = MembershipSerializer
+    permission_classes = [IsCorpusManager]
+    filterset_class = MembershipFilter
+
+    queryset = CorpusMembership.objects.none()  # for the schema; requests use get_queryset
+
+    def get_queryset(self):
+        user = self.request.user
+        if not user.is_authenticated:
+            return CorpusMembership.objects.none()
+        managed = policy.managed_corpora(user)
+        return (
+            CorpusMembership.objects.filter(corpus__in=managed) | CorpusMembership.objects.filter(user=user)
+        ).select_related("user", "corpus").distinct().order_by("corpus", "role", "user__username")
+
+    def perform_create(self, serializer):
+        corpus = serializer.validated_data["corpus"]
+        if not policy.is_manager(self.request.user, corpus):
+            raise PermissionDenied("Only a manager of this corpus may add members.")
+        data = serializer.validated_data
+        serializer.instance = corpus_services.add_member(corpus, data["user"], data["role"], actor=self.request.user)
+
+    def perform_destroy(self, instance):
+        corpus_services.remove_member(instance, actor=self.request.user)
+
+
+class DocumentViewSet(viewsets.ReadOnlyModelViewSet):
+    """Documents of managed corpora, and documents the user has a visible layer on."""
+
+    filterset_class = DocumentFilter
+    ordering_fields = ["doc_id", "position", "text_length"]
+
+    def get_queryset(self):
+        return policy.visible_documents(self.request.user).select_related("corpus").order_by("corpus", "position", "id")
+
+    def get_serializer_class(self):
+        return DocumentListSerializer if self.action == "list" else DocumentSerializer
+
+
+class ImportJobViewSet(viewsets.ReadOnlyModelViewSet):
+    """Imports of the corpora the user manages, with their progress and problems."""
+
+    serializer_class = ImportJobSerializer
+    filterset_fields = ["corpus", "status"]
+
+    def get_queryset(self):
+        return ImportJob.objects.filter(corpus__in=policy.managed_corpora(self.request.user))

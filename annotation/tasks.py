@@ -1,0 +1,28 @@
+"""Celery tasks: thin wrappers around the domain services."""
+from celery import shared_task
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+
+from .models import Corpus, ImportJob
+from .services import import_jobs
+
+
+@shared_task(name="annotation.tasks.run_import_job", acks_late=True)
+def run_import_job(job_id: int) -> dict:
+    """Import an uploaded corpus file. Safe to redeliver: the import is all-or-nothing
+    and a finished job is not run twice."""
+    return import_jobs.run_import_job(job_id)
+
+
+def submit_import_job(corpus: Corpus, upload: UploadedFile, *, actor: AbstractBaseUser | None) -> ImportJob:
+    """Create the job and enqueue its import once the job row is committed."""
+    job = import_jobs.create_import_job(corpus, upload, actor=actor)
+
+    def enqueue():
+        result = run_import_job.delay(job.pk)
+        ImportJob.objects.filter(pk=job.pk).update(task_id=result.id)
+        job.task_id = result.id
+
+    transaction.on_commit(enqueue)
+    return job
