@@ -1,0 +1,15 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("corpora/<int:pk>/", views.corpus_detail, name="corpus-detail"),
+    path("corpora/<int:pk>/audit/", views.corpus_audit, name="corpus-audit"),
+    path("corpora/<int:pk>/import/", views.corpus_import, name="corpus-import"),
+    path("imports/<int:pk>/", views.import_job_detail, name="import-job"),
+    path("documents/<int:pk>/", views.document_detail, name="document-detail"),
+]

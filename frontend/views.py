@@ -1,0 +1,130 @@
+"""Server-rendered pages. Thin: access via ``annotation.permissions``, reads via
+``annotation.selectors``, changes via ``annotation.services`` and tasks."""
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Count, Prefetch, Q
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotation import permissions as policy
+from annotation.enums import EntityType, IdentifierType, LayerStatus
+from annotation.models import AnnotationLayer, ImportJob, Mention
+from annotation.selectors import with_corpus_counts, with_entity_summary
+from annotation.services.errors import DomainError
+from annotation.services.import_jobs import documents_done
+from annotation.tasks import submit_import_job
+
+from .forms import DocumentSearchForm, ImportUploadForm
+from .text_segments import segment_text
+
+
+@login_required
+def home(request):
+    user = request.user
+    layers = (
+        AnnotationLayer.objects.filter(annotator=user)
+        .exclude(status=LayerStatus.REVIEWED)
+        .select_related("document__corpus")
+        .annotate(mention_count=Count("mentions"))
+        .order_by("status", "document__position")
+    )
+    reviewing = (
+        policy.visible_layers(user).filter(review_assignments__reviewer=user)
+        .select_related("document__corpus", "annotator")
+        .order_by("status", "document__position")
+    )
+    return render(request, "frontend/home.html", {
+        "corpora": with_corpus_counts(policy.visible_corpora(user)),
+        "my_layers": layers[:50],
+        "reviewing": reviewing[:50],
+    })
+
+
+@login_required
+def corpus_detail(request, pk: int):
+    user = request.user
+    corpus = get_object_or_404(with_corpus_counts(policy.visible_corpora(user)), pk=pk)
+    form = DocumentSearchForm(request.GET or None)
+    documents = policy.visible_documents(user).filter(corpus=corpus).order_by("position", "id")
+    if form.is_valid():
+        if form.cleaned_data["q"]:
+            query = form.cleaned_data["q"]
+            documents = documents.filter(Q(doc_id__icontains=query) | Q(person_to_protect__icontains=query))
+        if form.cleaned_data["dataset_type"]:
+            documents = documents.filter(dataset_type=form.cleaned_data["dataset_type"])
+    visible = policy.visible_layers(user).select_related("annotator").annotate(mention_count=Count("mentions"))
+    documents = documents.prefetch_related(Prefetch("layers", queryset=visible.order_by("position", "id"), to_attr="shown_layers"))
+    page = Paginator(documents.defer("text"), 50).get_page(request.GET.get("page"))
+    is_manager = policy.is_manager(user, corpus)
+    return render(request, "frontend/corpus_detail.html", {
+        "corpus": corpus,
+        "page": page,
+        "form": form,
+        "is_manager": is_manager,
+        "import_form": ImportUploadForm() if is_manager else None,
+        "imports": corpus.import_jobs.all()[:5] if is_manager else [],
+        "team": corpus.memberships.select_related("user").order_by("role", "user__username") if is_manager else [],
+    })
+
+
+@login_required
+def document_detail(request, pk: int):
+    user = request.user
+    document = get_object_or_404(policy.visible_documents(user).select_related("corpus"), pk=pk)
+    layers = list(policy.visible_layers(user).filter(document=document).select_related("annotator").order_by("position", "id"))
+    selected = next((layer for layer in layers if str(layer.pk) == request.GET.get("layer")), layers[0] if layers else None)
+    mentions = list(Mention.objects.filter(layer=selected).select_related("entity")) if selected else []
+    entities = (
+        with_entity_summary(selected.entities.all()).order_by("first_entity_type", "id") if selected else []
+    )
+    return render(request, "frontend/document_detail.html", {
+        "document": document,
+        "layers": layers,
+        "layer": selected,
+        "segments": segment_text(document.text, mentions),
+        "mention_count": len(mentions),
+        "entities": entities,
+        "entity_types": EntityType,
+        "identifier_types": IdentifierType,
+    })
+
+
+@login_required
+def corpus_audit(request, pk: int):
+    corpus = get_object_or_404(policy.visible_corpora(request.user), pk=pk)
+    if not policy.is_manager(request.user, corpus):
+        raise PermissionDenied("Only managers read a corpus's audit trail.")
+    events = corpus.audit_events.select_related("actor", "document").order_by("-at", "-id")
+    action = request.GET.get("action", "")
+    if action:
+        events = events.filter(action__startswith=action)
+    page = Paginator(events, 100).get_page(request.GET.get("page"))
+    return render(request, "frontend/corpus_audit.html", {"corpus": corpus, "page": page, "action": action})
+
+
+@login_required
+@require_POST
+def corpus_import(request, pk: int):
+    corpus = get_object_or_404(policy.visible_corpora(request.user), pk=pk)
+    if not policy.is_manager(request.user, corpus):
+        raise PermissionDenied("Only managers import documents.")
+    form = ImportUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        messages.error(request, "Choose a TAB JSON file to import.")
+        return redirect("corpus-detail", pk=corpus.pk)
+    try:
+        job = submit_import_job(corpus, form.cleaned_data["file"], actor=request.user)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect("corpus-detail", pk=corpus.pk)
+    return redirect("import-job", pk=job.pk)
+
+
+@login_required
+def import_job_detail(request, pk: int):
+    job = get_object_or_404(ImportJob.objects.filter(corpus__in=policy.managed_corpora(request.user)).select_related("corpus"), pk=pk)
+    context = {"job": job, "done": documents_done(job), "finished": job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED)}
+    template = "frontend/partials/import_job_status.html" if request.htmx else "frontend/import_job.html"
+    return render(request, template, context)
