@@ -1,0 +1,52 @@
+"""A real Celery worker, started by the test, consumes a task sent through the real
+Redis broker and writes its result to the real database (PostgreSQL in CI)."""
+import json
+import time
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from celery.result import AsyncResult
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from annotation.models import Document, ImportJob
+from sanitize_app.celery import app as celery_app
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def worker():
+    assert not celery_app.conf.task_always_eager, "set CELERY_BROKER_URL to a Redis server to run this test"
+    assert celery_app.conf.broker_url.startswith("redis://")
+    celery_app.control.purge()  # leftovers of earlier runs must not reach this worker
+    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=30) as running:
+        yield running
+
+
+def test_an_uploaded_corpus_is_imported_by_a_real_worker(worker, corpus, people, pick, api):
+    documents = pick("001-79436", "001-83927")
+    upload = SimpleUploadedFile("two.json", json.dumps(documents).encode(), content_type="application/json")
+    response = api(people["manager"]).post(f"/api/corpora/{corpus.pk}/imports/", {"file": upload}, format="multipart")
+    assert response.status_code == 202
+    job = ImportJob.objects.get(pk=response.json()["id"])
+    deadline = time.monotonic() + 10
+    while not job.task_id and time.monotonic() < deadline:
+        time.sleep(0.05)
+        job.refresh_from_db()
+    result = AsyncResult(job.task_id, app=celery_app).get(timeout=60)
+    assert result["status"] == "succeeded"
+    assert result["summary"]["documents"] == 2 and result["summary"]["mentions"] == 37 + 76
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.SUCCEEDED
+    assert list(corpus.documents.order_by("position").values_list("doc_id", flat=True)) == ["001-79436", "001-83927"]
+
+
+def test_a_redelivered_task_does_not_import_twice(worker, corpus, people, pick, tmp_path):
+    from annotation.tasks import run_import_job
+
+    upload = SimpleUploadedFile("one.json", json.dumps(pick("001-79436")).encode())
+    job = ImportJob.objects.create(corpus=corpus, file=upload, original_name="one.json", created_by=people["manager"])
+    first = run_import_job.delay(job.pk).get(timeout=60)
+    second = run_import_job.delay(job.pk).get(timeout=60)
+    assert first["status"] == second["status"] == "succeeded"
+    assert Document.objects.filter(corpus=corpus).count() == 1

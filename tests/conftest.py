@@ -1,0 +1,115 @@
+"""Shared fixtures: real TAB documents from the repository's copy of the dev sample,
+users in each role, and API clients."""
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from rest_framework.test import APIClient
+
+from annotation.enums import Role
+from annotation.models import Corpus, CorpusMembership
+from annotation.services.corpus_import import import_tab
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "data" / "tab" / "tab_dev_sample.json"
+SHARED_TAB = REPO.parent / "shared" / "tab"
+
+
+@pytest.fixture(autouse=True)
+def _media_in_tmp(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def eager_tasks():
+    """Run Celery tasks in-process for this test, whatever the broker configuration."""
+    from sanitize_app.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture(scope="session")
+def sample_documents() -> list[dict]:
+    """The 41 real TAB documents (never mutate: use ``copy.deepcopy``)."""
+    return json.loads(SAMPLE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def write_tab(tmp_path):
+    """Write a list of TAB documents to a file and return its path."""
+
+    def write(documents: list[dict], name: str = "corpus.json") -> Path:
+        path = tmp_path / name
+        path.write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def pick(sample_documents):
+    """Deep copies of sample documents chosen by doc_id."""
+
+    def choose(*doc_ids: str) -> list[dict]:
+        by_id = {document["doc_id"]: document for document in sample_documents}
+        return [copy.deepcopy(by_id[doc_id]) for doc_id in doc_ids]
+
+    return choose
+
+
+def make_user(username: str, *, active: bool = True):
+    user = get_user_model().objects.create_user(username=username, password="pw-" + username)
+    user.is_active = active
+    user.save()
+    return user
+
+
+@pytest.fixture
+def corpus(db):
+    return Corpus.objects.create(name="ECHR test")
+
+
+@pytest.fixture
+def people(corpus):
+    """A manager, two annotators and a reviewer of ``corpus``, plus an outsider who
+    manages another corpus."""
+    manager = make_user("mia_manager")
+    manager.user_permissions.add(Permission.objects.get(codename="add_corpus"))
+    ann = make_user("ann_annotator")
+    bob = make_user("bob_annotator")
+    rita = make_user("rita_reviewer")
+    outsider = make_user("oscar_outsider")
+    for user, role in ((manager, Role.MANAGER), (ann, Role.ANNOTATOR), (bob, Role.ANNOTATOR), (rita, Role.REVIEWER)):
+        CorpusMembership.objects.create(corpus=corpus, user=user, role=role)
+    other = Corpus.objects.create(name="Other corpus")
+    CorpusMembership.objects.create(corpus=other, user=outsider, role=Role.MANAGER)
+    return {"manager": manager, "ann": ann, "bob": bob, "rita": rita, "outsider": outsider, "other_corpus": other}
+
+
+@pytest.fixture
+def import_documents(write_tab):
+    """Import TAB documents into a corpus through the real importer."""
+
+    def run(corpus: Corpus, documents: list[dict]):
+        with write_tab(documents).open("rb") as stream:
+            return import_tab(stream, corpus, actor=None, source="fixture")
+
+    return run
+
+
+@pytest.fixture
+def api():
+    """An API client logged in as the given user."""
+
+    def client_for(user) -> APIClient:
+        client = APIClient()
+        client.force_authenticate(user)
+        return client
+
+    return client_for
