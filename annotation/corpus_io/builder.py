@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from ..enums import EditType, LayerStatus, Origin, Role
 from ..models import AnnotationLayer, Corpus, CorpusMembership, Document, Entity, Mention, MentionLink
+from .fast_insert import db_value, insert_rows
 from .records import DocumentRecord, MentionRecord
 
 BATCH_SIZE = 2000
@@ -42,32 +43,23 @@ def _origin(record: MentionRecord) -> str:
     return Origin.MANUAL if record.edit_type == EditType.INSERT else Origin.PREANNOTATION
 
 
-def _mention(record: MentionRecord, layer: AnnotationLayer, entity: Entity) -> Mention:
+MENTION_COLUMNS = (
+    "layer_id", "entity_id", "tab_mention_id", "start_offset", "end_offset", "span_text", "entity_type",
+    "identifier_type", "confidential_status", "edit_type", "origin", "original_start", "original_end",
+    "original_entity_type", "related_mentions_present", "position", "tab_extra",
+)
+
+
+def _mention_row(record: MentionRecord, layer_id: int, entity_id: int) -> tuple:
     # A checked span is, by definition, the proposal itself: remember it as such so that
     # a later edit turns it into "correct".
-    proposal = (
-        (record.start_offset, record.end_offset, record.entity_type)
-        if record.edit_type == EditType.CHECK
-        else (None, None, None)
-    )
-    return Mention(
-        layer=layer,
-        entity=entity,
-        tab_mention_id=record.tab_mention_id,
-        start_offset=record.start_offset,
-        end_offset=record.end_offset,
-        span_text=record.span_text,
-        entity_type=record.entity_type,
-        identifier_type=record.identifier_type,
-        confidential_status=record.confidential_status,
-        edit_type=record.edit_type,
-        origin=_origin(record),
-        original_start=proposal[0],
-        original_end=proposal[1],
-        original_entity_type=proposal[2],
-        related_mentions_present=record.related_mentions is not None,
-        position=record.position,
-        tab_extra=record.extra,
+    checked = record.edit_type == EditType.CHECK
+    return (
+        layer_id, entity_id, record.tab_mention_id, record.start_offset, record.end_offset, record.span_text,
+        record.entity_type, record.identifier_type, record.confidential_status, record.edit_type, _origin(record),
+        record.start_offset if checked else None, record.end_offset if checked else None,
+        record.entity_type if checked else None, record.related_mentions is not None, record.position,
+        db_value(Mention, "tab_extra", record.extra),
     )
 
 
@@ -114,29 +106,41 @@ class CorpusBuilder:
         self.summary.layers += len(layer_pairs)
 
     def _write_annotations(self, layer_pairs) -> None:
-        entities: dict[tuple[int, str], Entity] = {}
-        for layer_record, layer in layer_pairs:
-            for record in layer_record.mentions:
-                key = (layer.pk, record.tab_entity_id)
-                if key not in entities:
-                    entities[key] = Entity(layer=layer, tab_entity_id=record.tab_entity_id)
-        Entity.objects.bulk_create(list(entities.values()), batch_size=BATCH_SIZE)
-        mentions = [
-            (record, _mention(record, layer, entities[(layer.pk, record.tab_entity_id)]))
-            for layer_record, layer in layer_pairs
-            for record in layer_record.mentions
-        ]
-        Mention.objects.bulk_create([mention for _, mention in mentions], batch_size=BATCH_SIZE)
-        by_id = {(mention.layer_id, mention.tab_mention_id): mention for _, mention in mentions}
-        links = [
-            MentionLink(source=mention, target=by_id[(mention.layer_id, target)], position=position)
-            for record, mention in mentions
-            for position, target in enumerate(record.related_mentions or ())
-        ]
-        MentionLink.objects.bulk_create(links, batch_size=BATCH_SIZE)
-        self.summary.entities += len(entities)
+        """Entities, mentions and links of freshly created layers, by plain INSERTs;
+        generated keys are read back by their TAB ids."""
+        layer_ids = [layer.pk for _, layer in layer_pairs]
+        entity_keys = list(dict.fromkeys(
+            (layer.pk, record.tab_entity_id) for layer_record, layer in layer_pairs for record in layer_record.mentions
+        ))
+        insert_rows(Entity, ("layer_id", "tab_entity_id"), entity_keys)
+        entity_ids = {
+            (layer_id, tab_id): pk
+            for pk, layer_id, tab_id in Entity.objects.filter(layer_id__in=layer_ids).values_list("id", "layer_id", "tab_entity_id")
+        }
+        mentions = [(layer.pk, record) for layer_record, layer in layer_pairs for record in layer_record.mentions]
+        insert_rows(Mention, MENTION_COLUMNS, (
+            _mention_row(record, layer_id, entity_ids[(layer_id, record.tab_entity_id)]) for layer_id, record in mentions
+        ))
+        links = self._links([(layer_id, record) for layer_id, record in mentions if record.related_mentions])
+        insert_rows(MentionLink, ("source_id", "target_id", "position"), links)
+        self.summary.entities += len(entity_keys)
         self.summary.mentions += len(mentions)
         self.summary.links += len(links)
+
+    @staticmethod
+    def _links(linked: list[tuple[int, MentionRecord]]) -> list[tuple[int, int, int]]:
+        if not linked:
+            return []
+        mention_ids = {
+            (layer_id, tab_id): pk
+            for pk, layer_id, tab_id in Mention.objects.filter(layer_id__in={layer_id for layer_id, _ in linked})
+            .values_list("id", "layer_id", "tab_mention_id")
+        }
+        return [
+            (mention_ids[(layer_id, record.tab_mention_id)], mention_ids[(layer_id, target)], position)
+            for layer_id, record in linked
+            for position, target in enumerate(record.related_mentions)
+        ]
 
     def _document(self, record: DocumentRecord) -> Document:
         return Document(

@@ -17,11 +17,15 @@ MENTION_KEYS = (
     "entity_mention_id", "entity_id", "entity_type", "start_offset", "end_offset", "span_text",
     "identifier_type", "confidential_status", "edit_type", "related_mentions",
 )
+# Frozen sets: ``TextChoices.values`` builds a new list on every access, and the
+# parser checks hundreds of thousands of values on a full corpus.
+ENTITY_TYPES = frozenset(EntityType.values)
 OPTIONAL_ENUMS = (
-    ("identifier_type", IdentifierType),
-    ("confidential_status", ConfidentialStatus),
-    ("edit_type", EditType),
+    ("identifier_type", frozenset(IdentifierType.values)),
+    ("confidential_status", frozenset(ConfidentialStatus.values)),
+    ("edit_type", frozenset(EditType.values)),
 )
+DATASET_TYPES = frozenset([*DatasetType.values, ""])
 MAX_ID_LENGTH = 200
 MAX_ANNOTATOR_LENGTH = 150
 
@@ -101,7 +105,7 @@ class DocumentParser:
     def _parse_header(self, raw: dict, problem) -> dict:
         absent = [key for key in OPTIONAL_DOCUMENT_KEYS if key not in raw]
         dataset_type = raw.get("dataset_type", "")
-        if dataset_type not in (*DatasetType.values, ""):
+        if dataset_type not in DATASET_TYPES:
             problem(f"dataset_type {dataset_type!r} is not one of train, dev, test", field="dataset_type")
         task = raw.get("task", "")
         if not isinstance(task, str):
@@ -167,11 +171,11 @@ def _parse_mention(raw, index: int, text: str, annotator: str, problem: ProblemL
         if message:
             bad(message, name)
     entity_type = raw.get("entity_type")
-    if entity_type not in EntityType.values:
+    if entity_type not in ENTITY_TYPES:
         bad(f"{entity_type!r} is not one of {', '.join(EntityType.values)}", "entity_type")
-    for name, choices in OPTIONAL_ENUMS:
-        if name in raw and raw[name] not in choices.values:
-            bad(f"{raw[name]!r} is not one of {', '.join(choices.values)}", name)
+    for name, allowed in OPTIONAL_ENUMS:
+        if name in raw and raw[name] not in allowed:
+            bad(f"{raw[name]!r} is not one of {', '.join(sorted(allowed))}", name)
     start, end, span_text = raw.get("start_offset"), raw.get("end_offset"), raw.get("span_text")
     _check_offsets(start, end, span_text, text, bad)
     related = raw.get("related_mentions")

@@ -9,7 +9,9 @@ from tests.conftest import REPO
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG")}
+    environment = {
+        k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    }
     environment.update(env)
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=REPO, env=environment, capture_output=True, text=True, timeout=120
