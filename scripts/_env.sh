@@ -15,8 +15,10 @@ fi
 STAMP=".venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)"
 if [ ! -f "$STAMP" ]; then
     echo "Installing the project and its dependencies into .venv (first run: about a minute) ..."
-    .venv/bin/python -m pip install --quiet --upgrade pip
-    .venv/bin/python -m pip install --quiet -e ".[dev]"
+    # (sed drops this machine's notes about local package mirrors; pip's exit status counts)
+    .venv/bin/python -m pip install --quiet --upgrade pip 2>&1 | sed '/is ignored: it is neither a file nor a directory/d'
+    .venv/bin/python -m pip install --quiet -e ".[dev]" 2>&1 | sed '/is ignored: it is neither a file nor a directory/d'
+
     rm -f .venv/.installed-* && touch "$STAMP"
 fi
 export PATH="$ROOT/.venv/bin:$PATH"

@@ -6,6 +6,8 @@ from .env import env_bool, env_str
 DEBUG = env_bool("DEBUG", True)
 # A development-only key; production refuses to start without SECRET_KEY.
 SECRET_KEY = env_str("SECRET_KEY", "django-insecure-development-only-key-never-use-in-production")
+# The embedded default keeps its SQLite file and uploads in var/ (not in git).
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 DATABASES = {"default": database_config(f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
