@@ -1,5 +1,6 @@
 """Django admin: managing accounts (e.g. activating imported annotators), corpora and
 memberships. Annotations are read-only here: they change only through the services."""
+
 from django.contrib import admin
 
 from .models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ImportJob, Mention

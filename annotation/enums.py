@@ -3,6 +3,7 @@
 Values are exactly the strings of the official TAB files, so they are stored, checked
 in the database and exported unchanged.
 """
+
 from django.db import models
 
 

@@ -11,6 +11,7 @@
 The API, the HTML views and the exporters scope their querysets with these functions;
 an object outside the scope is answered with 404, so its existence is not revealed.
 """
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
@@ -50,9 +51,7 @@ def visible_layers(user: User) -> QuerySet[AnnotationLayer]:
         return AnnotationLayer.objects.none()
     if user.is_superuser:
         return AnnotationLayer.objects.all()
-    managed = CorpusMembership.objects.filter(
-        corpus_id=OuterRef("document__corpus_id"), user=user, role=Role.MANAGER
-    )
+    managed = CorpusMembership.objects.filter(corpus_id=OuterRef("document__corpus_id"), user=user, role=Role.MANAGER)
     reviewing = ReviewAssignment.objects.filter(layer_id=OuterRef("pk"), reviewer=user)
     return AnnotationLayer.objects.filter(Q(annotator=user) | Exists(managed) | Exists(reviewing))
 
@@ -67,9 +66,7 @@ def editable_layers(user: User) -> QuerySet[AnnotationLayer]:
         return AnnotationLayer.objects.none()
     if user.is_superuser:
         return AnnotationLayer.objects.all()
-    managed = CorpusMembership.objects.filter(
-        corpus_id=OuterRef("document__corpus_id"), user=user, role=Role.MANAGER
-    )
+    managed = CorpusMembership.objects.filter(corpus_id=OuterRef("document__corpus_id"), user=user, role=Role.MANAGER)
     reviewing = ReviewAssignment.objects.filter(layer_id=OuterRef("pk"), reviewer=user)
     own_open = Q(annotator=user, status__in=[LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED])
     review_open = Q(Exists(reviewing), status__in=[LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW])
@@ -85,9 +82,7 @@ def visible_documents(user: User) -> QuerySet[Document]:
         return Document.objects.none()
     if user.is_superuser:
         return Document.objects.all()
-    return Document.objects.filter(
-        Q(corpus__in=managed_corpora(user)) | Q(layers__in=visible_layers(user))
-    ).distinct()
+    return Document.objects.filter(Q(corpus__in=managed_corpora(user)) | Q(layers__in=visible_layers(user))).distinct()
 
 
 def visible_corpora(user: User) -> QuerySet[Corpus]:
@@ -106,9 +101,7 @@ def visible_audit_events(user: User) -> QuerySet[AuditEvent]:
         return AuditEvent.objects.none()
     if user.is_superuser:
         return AuditEvent.objects.all()
-    return AuditEvent.objects.filter(
-        Q(corpus__in=managed_corpora(user)) | Q(layer__in=visible_layers(user))
-    ).distinct()
+    return AuditEvent.objects.filter(Q(corpus__in=managed_corpora(user)) | Q(layer__in=visible_layers(user))).distinct()
 
 
 # Who may move a layer to which status: the annotator confirms (or reopens) their own
@@ -122,8 +115,10 @@ def can_change_status(user: User, layer: AnnotationLayer, to: str) -> bool:
         return False
     if is_manager(user, layer.document.corpus):
         return True
-    if layer.annotator_id == user.pk and to in _ANNOTATOR_TARGETS and layer.status in (
-        LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED
+    if (
+        layer.annotator_id == user.pk
+        and to in _ANNOTATOR_TARGETS
+        and layer.status in (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED)
     ):
         return True
     reviewing = ReviewAssignment.objects.filter(layer=layer, reviewer=user).exists()

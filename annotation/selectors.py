@@ -1,4 +1,5 @@
 """Read-side queries shared by the API and the HTML views (no state changes here)."""
+
 from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
 
 from .models import AnnotationLayer, Corpus, Entity, Mention
@@ -37,9 +38,11 @@ def inconsistent_entities(entities: QuerySet[Entity]) -> QuerySet[Entity]:
 
 
 def with_layer_counts(layers: QuerySet[AnnotationLayer]) -> QuerySet[AnnotationLayer]:
-    return layers.annotate(mention_count=Count("mentions", distinct=True)).select_related(
-        "document", "annotator"
-    ).prefetch_related("review_assignments__reviewer")
+    return (
+        layers.annotate(mention_count=Count("mentions", distinct=True))
+        .select_related("document", "annotator")
+        .prefetch_related("review_assignments__reviewer")
+    )
 
 
 def with_corpus_counts(corpora: QuerySet[Corpus]) -> QuerySet[Corpus]:

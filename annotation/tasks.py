@@ -1,4 +1,5 @@
 """Celery tasks: thin wrappers around the domain services."""
+
 from celery import shared_task
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile

@@ -9,6 +9,7 @@ export equals the input. Budget (DESIGN.md §8): 60 s each.
     python bench/import_export.py --backends sqlite --runs 3
     BENCH_POSTGRES_URL=postgres://user@host:5432/db python bench/import_export.py
 """
+
 import argparse
 import json
 import os
@@ -87,8 +88,13 @@ def run_backend(database_url: str, corpus_file: Path) -> dict:
         write_tab_json(iter_tab_documents(corpus.documents.all()), out)
     export_s = time.perf_counter() - started
     same = json.loads(exported.read_text(encoding="utf-8")) == json.loads(corpus_file.read_text(encoding="utf-8"))
-    return {"import_s": import_s, "export_s": export_s, "documents": summary.documents,
-            "mentions": summary.mentions, "round_trip_exact": same}
+    return {
+        "import_s": import_s,
+        "export_s": export_s,
+        "documents": summary.documents,
+        "mentions": summary.mentions,
+        "round_trip_exact": same,
+    }
 
 
 def fresh_database(backend: str, workdir: Path, run: int) -> str:
@@ -150,7 +156,9 @@ def main() -> int:
                     # A fresh process per run: no warm caches or connections carried over.
                     output = subprocess.run(
                         [sys.executable, __file__, "--child", url, str(corpus_file)],
-                        check=True, capture_output=True, text=True,
+                        check=True,
+                        capture_output=True,
+                        text=True,
                     ).stdout
                 finally:
                     drop_database(backend, url)
@@ -160,8 +168,10 @@ def main() -> int:
                 exact &= result["round_trip_exact"] and result["mentions"] == mentions
             over = max(imports) > BUDGET_S or max(exports) > BUDGET_S
             failed |= over or not exact
-            print(f"{backend:<11} {summarize(imports):>16} {summarize(exports):>16}  "
-                  f"{'exact' if exact else 'DIFFERS':<10}  {'OVER BUDGET' if over else 'ok'}")
+            print(
+                f"{backend:<11} {summarize(imports):>16} {summarize(exports):>16}  "
+                f"{'exact' if exact else 'DIFFERS':<10}  {'OVER BUDGET' if over else 'ok'}"
+            )
         return 1 if failed else 0
 
 

@@ -10,7 +10,9 @@ class ImportUploadForm(forms.Form):
 
 
 class DocumentSearchForm(forms.Form):
-    q = forms.CharField(required=False, label="Search", widget=forms.TextInput(attrs={"placeholder": "doc_id or person"}))
+    q = forms.CharField(
+        required=False, label="Search", widget=forms.TextInput(attrs={"placeholder": "doc_id or person"})
+    )
     dataset_type = forms.ChoiceField(
         required=False, choices=[("", "All splits"), ("train", "train"), ("dev", "dev"), ("test", "test")]
     )

@@ -2,6 +2,7 @@
 
 Mentions may overlap (the official files have a few), so the text is cut at every
 mention boundary; each run lists the mentions covering it, innermost last."""
+
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -37,7 +38,7 @@ def segment_text(text: str, mentions: Sequence[Span]) -> list[Segment]:
     bounds = sorted(cut for cut in cuts if 0 <= cut <= len(text))
     ordered = sorted(mentions, key=lambda m: (m.start_offset, -m.end_offset))
     segments, active, next_index = [], [], 0
-    for start, end in zip(bounds, bounds[1:]):
+    for start, end in zip(bounds, bounds[1:], strict=False):
         active = [m for m in active if m.end_offset > start]
         while next_index < len(ordered) and ordered[next_index].start_offset <= start:
             if ordered[next_index].end_offset > start:

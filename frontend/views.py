@@ -1,5 +1,6 @@
 """Server-rendered pages. Thin: access via ``annotation.permissions``, reads via
 ``annotation.selectors``, changes via ``annotation.services`` and tasks."""
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -31,15 +32,20 @@ def home(request):
         .order_by("status", "document__position")
     )
     reviewing = (
-        policy.visible_layers(user).filter(review_assignments__reviewer=user)
+        policy.visible_layers(user)
+        .filter(review_assignments__reviewer=user)
         .select_related("document__corpus", "annotator")
         .order_by("status", "document__position")
     )
-    return render(request, "frontend/home.html", {
-        "corpora": with_corpus_counts(policy.visible_corpora(user)),
-        "my_layers": layers[:50],
-        "reviewing": reviewing[:50],
-    })
+    return render(
+        request,
+        "frontend/home.html",
+        {
+            "corpora": with_corpus_counts(policy.visible_corpora(user)),
+            "my_layers": layers[:50],
+            "reviewing": reviewing[:50],
+        },
+    )
 
 
 @login_required
@@ -55,40 +61,52 @@ def corpus_detail(request, pk: int):
         if form.cleaned_data["dataset_type"]:
             documents = documents.filter(dataset_type=form.cleaned_data["dataset_type"])
     visible = policy.visible_layers(user).select_related("annotator").annotate(mention_count=Count("mentions"))
-    documents = documents.prefetch_related(Prefetch("layers", queryset=visible.order_by("position", "id"), to_attr="shown_layers"))
+    documents = documents.prefetch_related(
+        Prefetch("layers", queryset=visible.order_by("position", "id"), to_attr="shown_layers")
+    )
     page = Paginator(documents.defer("text"), 50).get_page(request.GET.get("page"))
     is_manager = policy.is_manager(user, corpus)
-    return render(request, "frontend/corpus_detail.html", {
-        "corpus": corpus,
-        "page": page,
-        "form": form,
-        "is_manager": is_manager,
-        "import_form": ImportUploadForm() if is_manager else None,
-        "imports": corpus.import_jobs.all()[:5] if is_manager else [],
-        "team": corpus.memberships.select_related("user").order_by("role", "user__username") if is_manager else [],
-    })
+    return render(
+        request,
+        "frontend/corpus_detail.html",
+        {
+            "corpus": corpus,
+            "page": page,
+            "form": form,
+            "is_manager": is_manager,
+            "import_form": ImportUploadForm() if is_manager else None,
+            "imports": corpus.import_jobs.all()[:5] if is_manager else [],
+            "team": corpus.memberships.select_related("user").order_by("role", "user__username") if is_manager else [],
+        },
+    )
 
 
 @login_required
 def document_detail(request, pk: int):
     user = request.user
     document = get_object_or_404(policy.visible_documents(user).select_related("corpus"), pk=pk)
-    layers = list(policy.visible_layers(user).filter(document=document).select_related("annotator").order_by("position", "id"))
-    selected = next((layer for layer in layers if str(layer.pk) == request.GET.get("layer")), layers[0] if layers else None)
-    mentions = list(Mention.objects.filter(layer=selected).select_related("entity")) if selected else []
-    entities = (
-        with_entity_summary(selected.entities.all()).order_by("first_entity_type", "id") if selected else []
+    layers = list(
+        policy.visible_layers(user).filter(document=document).select_related("annotator").order_by("position", "id")
     )
-    return render(request, "frontend/document_detail.html", {
-        "document": document,
-        "layers": layers,
-        "layer": selected,
-        "segments": segment_text(document.text, mentions),
-        "mention_count": len(mentions),
-        "entities": entities,
-        "entity_types": EntityType,
-        "identifier_types": IdentifierType,
-    })
+    selected = next(
+        (layer for layer in layers if str(layer.pk) == request.GET.get("layer")), layers[0] if layers else None
+    )
+    mentions = list(Mention.objects.filter(layer=selected).select_related("entity")) if selected else []
+    entities = with_entity_summary(selected.entities.all()).order_by("first_entity_type", "id") if selected else []
+    return render(
+        request,
+        "frontend/document_detail.html",
+        {
+            "document": document,
+            "layers": layers,
+            "layer": selected,
+            "segments": segment_text(document.text, mentions),
+            "mention_count": len(mentions),
+            "entities": entities,
+            "entity_types": EntityType,
+            "identifier_types": IdentifierType,
+        },
+    )
 
 
 @login_required
@@ -124,7 +142,13 @@ def corpus_import(request, pk: int):
 
 @login_required
 def import_job_detail(request, pk: int):
-    job = get_object_or_404(ImportJob.objects.filter(corpus__in=policy.managed_corpora(request.user)).select_related("corpus"), pk=pk)
-    context = {"job": job, "done": documents_done(job), "finished": job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED)}
+    job = get_object_or_404(
+        ImportJob.objects.filter(corpus__in=policy.managed_corpora(request.user)).select_related("corpus"), pk=pk
+    )
+    context = {
+        "job": job,
+        "done": documents_done(job),
+        "finished": job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED),
+    }
     template = "frontend/partials/import_job_status.html" if request.htmx else "frontend/import_job.html"
     return render(request, template, context)

@@ -3,6 +3,7 @@
 Configuration comes from Django settings (keys prefixed ``CELERY_``). On the embedded
 default no broker is configured and tasks run in-process (``task_always_eager``).
 """
+
 import os
 
 from celery import Celery

@@ -1,4 +1,5 @@
 """Liveness/readiness endpoint for load balancers and container health checks."""
+
 from django.db import connection
 from django.http import JsonResponse
 

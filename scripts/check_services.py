@@ -1,5 +1,6 @@
 """Exit 0 when the PostgreSQL and Redis servers given as arguments answer, else say
 which one does not and exit 1."""
+
 import sys
 
 import psycopg

@@ -1,5 +1,6 @@
 """Shared fixtures: real TAB documents from the repository's copy of the dev sample,
 users in each role, and API clients."""
+
 import copy
 import json
 from pathlib import Path
@@ -12,6 +13,8 @@ from rest_framework.test import APIClient
 from annotation.enums import Role
 from annotation.models import Corpus, CorpusMembership
 from annotation.services.corpus_import import import_tab
+from annotation.services.layers import add_reviewer, assign_layer
+from annotation.services.mentions import create_mention
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "tab" / "tab_dev_sample.json"
@@ -113,3 +116,31 @@ def api():
         return client
 
     return client_for
+
+
+@pytest.fixture
+def scenario(corpus, people, pick, import_documents):
+    """One imported document (annotator1's reviewed layer) on which ann and bob each
+    have a layer with one mention; rita reviews ann's layer. The outsider manages a
+    second corpus with its own document."""
+    import_documents(corpus, pick("001-79436"))
+    import_documents(people["other_corpus"], pick("001-83927"))
+    document = corpus.documents.get()
+    ann_layer = assign_layer(document, people["ann"], actor=people["manager"])
+    bob_layer = assign_layer(document, people["bob"], actor=people["manager"])
+    ann_mention = create_mention(ann_layer, actor=people["ann"], start_offset=54, end_offset=62, entity_type="CODE")
+    bob_mention = create_mention(bob_layer, actor=people["bob"], start_offset=54, end_offset=62, entity_type="CODE")
+    add_reviewer(ann_layer, people["rita"], actor=people["manager"])
+    for layer in (ann_layer, bob_layer):
+        layer.refresh_from_db()
+    return {
+        **people,
+        "corpus": corpus,
+        "document": document,
+        "imported_layer": document.layers.get(annotator__username="annotator1"),
+        "other_document": people["other_corpus"].documents.get(),
+        "ann_layer": ann_layer,
+        "bob_layer": bob_layer,
+        "ann_mention": ann_mention,
+        "bob_mention": bob_mention,
+    }

@@ -1,4 +1,5 @@
 """Serializers of mentions and entities (reading) and of the commands that change them."""
+
 from rest_framework import serializers
 
 from ..enums import ConfidentialStatus, EntityType, IdentifierType
@@ -13,8 +14,20 @@ class MentionSerializer(serializers.ModelSerializer):
     class Meta:
         model = Mention
         fields = [
-            "id", "layer", "entity", "entity_mention_id", "entity_id", "start_offset", "end_offset", "span_text",
-            "entity_type", "identifier_type", "confidential_status", "edit_type", "origin", "related_mentions",
+            "id",
+            "layer",
+            "entity",
+            "entity_mention_id",
+            "entity_id",
+            "start_offset",
+            "end_offset",
+            "span_text",
+            "entity_type",
+            "identifier_type",
+            "confidential_status",
+            "edit_type",
+            "origin",
+            "related_mentions",
         ]
         read_only_fields = fields
 
@@ -27,8 +40,10 @@ class MentionSerializer(serializers.ModelSerializer):
 class LayerVersionField(serializers.IntegerField):
     def __init__(self, **kwargs):
         super().__init__(
-            required=False, min_value=0,
-            help_text="The layer version the client last saw; a stale version is refused with 409.", **kwargs
+            required=False,
+            min_value=0,
+            help_text="The layer version the client last saw; a stale version is refused with 409.",
+            **kwargs,
         )
 
 
@@ -37,7 +52,9 @@ class MentionCreateSerializer(serializers.Serializer):
     start_offset = serializers.IntegerField(min_value=0)
     end_offset = serializers.IntegerField(min_value=1)
     entity_type = serializers.ChoiceField(choices=EntityType.choices)
-    entity = serializers.IntegerField(required=False, help_text="Join this entity (default: the entity of an identical string, else a new one).")
+    entity = serializers.IntegerField(
+        required=False, help_text="Join this entity (default: the entity of an identical string, else a new one)."
+    )
     identifier_type = serializers.ChoiceField(choices=IdentifierType.choices, required=False)
     confidential_status = serializers.ChoiceField(choices=ConfidentialStatus.choices, required=False)
     layer_version = LayerVersionField()
@@ -67,7 +84,13 @@ class EntitySerializer(serializers.ModelSerializer):
     class Meta:
         model = Entity
         fields = [
-            "id", "layer", "entity_id", "entity_type", "mention_count", "identifier_type", "confidential_status",
+            "id",
+            "layer",
+            "entity_id",
+            "entity_type",
+            "mention_count",
+            "identifier_type",
+            "confidential_status",
             "inconsistent",
         ]
         read_only_fields = fields
@@ -82,7 +105,9 @@ class EntitySerializer(serializers.ModelSerializer):
     def get_inconsistent(self, entity) -> bool:
         undecided_mix = 0 < entity.undecided_count < entity.mention_count
         return (
-            entity.identifier_type_count > 1 or entity.entity_type_count > 1 or entity.confidential_status_count > 1
+            entity.identifier_type_count > 1
+            or entity.entity_type_count > 1
+            or entity.confidential_status_count > 1
             or undecided_mix
         )
 

@@ -1,4 +1,5 @@
 """Domain errors become API responses that name the offending field."""
+
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler

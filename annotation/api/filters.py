@@ -1,4 +1,5 @@
 """Query-string filters of the list endpoints."""
+
 import django_filters as filters
 from django.db.models import Q
 

@@ -3,6 +3,7 @@
 Visibility is enforced by the viewsets' querysets (404 outside them); these classes
 decide, for an object the user can see, whether they may change it (403 if not).
 Both require an authenticated user, like the project's default permission."""
+
 from rest_framework.permissions import SAFE_METHODS, IsAuthenticated
 
 from .. import permissions as policy

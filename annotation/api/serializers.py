@@ -1,10 +1,11 @@
 """Serializers of corpora, members, documents, layers, audit events and import jobs."""
+
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from ..enums import LayerStatus, Role
-from ..services.import_jobs import documents_done
 from ..models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ImportJob
+from ..services.import_jobs import documents_done
 
 User = get_user_model()
 
@@ -51,11 +52,29 @@ class LayerSerializer(serializers.ModelSerializer):
     class Meta:
         model = AnnotationLayer
         fields = [
-            "id", "document", "doc_id", "annotator", "status", "version", "quality_checked", "mention_count",
-            "reviewers", "assigned_at", "started_at", "confirmed_at", "reviewed_at", "updated_at",
+            "id",
+            "document",
+            "doc_id",
+            "annotator",
+            "status",
+            "version",
+            "quality_checked",
+            "mention_count",
+            "reviewers",
+            "assigned_at",
+            "started_at",
+            "confirmed_at",
+            "reviewed_at",
+            "updated_at",
         ]
         read_only_fields = [
-            "status", "version", "assigned_at", "started_at", "confirmed_at", "reviewed_at", "updated_at",
+            "status",
+            "version",
+            "assigned_at",
+            "started_at",
+            "confirmed_at",
+            "reviewed_at",
+            "updated_at",
         ]
 
     def get_reviewers(self, layer: AnnotationLayer) -> list[str]:
@@ -91,8 +110,16 @@ class ImportJobSerializer(serializers.ModelSerializer):
     class Meta:
         model = ImportJob
         fields = [
-            "id", "corpus", "original_name", "format", "status", "created_at", "finished_at",
-            "documents_done", "summary", "error",
+            "id",
+            "corpus",
+            "original_name",
+            "format",
+            "status",
+            "created_at",
+            "finished_at",
+            "documents_done",
+            "summary",
+            "error",
         ]
 
     def get_documents_done(self, job: ImportJob) -> int:

@@ -1,6 +1,7 @@
 """Mentions and entities: every change goes through the domain services.
 
 Write responses carry ``layer_version``, the version to send with the next change."""
+
 from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
@@ -45,7 +46,9 @@ class MentionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     ordering_fields = ["start_offset"]
 
     def get_queryset(self):
-        links = Prefetch("outgoing_links", queryset=MentionLink.objects.select_related("target").order_by("position", "id"))
+        links = Prefetch(
+            "outgoing_links", queryset=MentionLink.objects.select_related("target").order_by("position", "id")
+        )
         return (
             Mention.objects.filter(layer__in=policy.visible_layers(self.request.user))
             .select_related("entity", "layer")
@@ -86,8 +89,12 @@ class MentionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         # DELETE bodies are not sent by every client: the version may come in the query.
         command = LayerVersionSerializer(data=request.data or request.query_params)
         command.is_valid(raise_exception=True)
-        mentions.delete_mention(mention, actor=request.user, expected_version=command.validated_data.get("layer_version"))
-        return Response(status=status.HTTP_204_NO_CONTENT, headers={"X-Layer-Version": str(_version_of(mention.layer_id))})
+        mentions.delete_mention(
+            mention, actor=request.user, expected_version=command.validated_data.get("layer_version")
+        )
+        return Response(
+            status=status.HTTP_204_NO_CONTENT, headers={"X-Layer-Version": str(_version_of(mention.layer_id))}
+        )
 
     @extend_schema(request=LayerVersionSerializer, responses={200: EntitySerializer})
     @action(detail=True, methods=["post"])

@@ -1,4 +1,5 @@
 """The audit trail, read-only."""
+
 from rest_framework import viewsets
 
 from .. import permissions as policy

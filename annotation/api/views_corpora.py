@@ -1,4 +1,5 @@
 """Corpora, memberships, documents, imports and exports."""
+
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -26,8 +27,13 @@ from .serializers import (
 )
 
 
-class CorpusViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
-                    mixins.UpdateModelMixin, viewsets.GenericViewSet):
+class CorpusViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet,
+):
     """Corpora the user is a member of. Creating one needs the site permission
     ``annotation.add_corpus``; its creator becomes its manager."""
 
@@ -54,7 +60,9 @@ class CorpusViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Cre
         return corpus
 
     @extend_schema(
-        parameters=[OpenApiParameter("finished_only", bool, description="Only confirmed, under-review or reviewed layers.")],
+        parameters=[
+            OpenApiParameter("finished_only", bool, description="Only confirmed, under-review or reviewed layers.")
+        ],
         responses={200: {"type": "array", "items": {"type": "object"}}},
     )
     @action(detail=True, methods=["get"], url_path="export/tab")
@@ -91,8 +99,9 @@ class CorpusViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Cre
         return Response(ImportJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
-class MembershipViewSet(mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin,
-                        viewsets.GenericViewSet):
+class MembershipViewSet(
+    mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
+):
     """Who works on which corpus in which role. Managers see and change their corpora's
     members; everybody sees their own memberships."""
 
@@ -108,8 +117,11 @@ class MembershipViewSet(mixins.ListModelMixin, mixins.CreateModelMixin, mixins.D
             return CorpusMembership.objects.none()
         managed = policy.managed_corpora(user)
         return (
-            CorpusMembership.objects.filter(corpus__in=managed) | CorpusMembership.objects.filter(user=user)
-        ).select_related("user", "corpus").distinct().order_by("corpus", "role", "user__username")
+            (CorpusMembership.objects.filter(corpus__in=managed) | CorpusMembership.objects.filter(user=user))
+            .select_related("user", "corpus")
+            .distinct()
+            .order_by("corpus", "role", "user__username")
+        )
 
     def perform_create(self, serializer):
         corpus = serializer.validated_data["corpus"]

@@ -1,4 +1,5 @@
 """Annotation layers: assignment, status changes, reviewers."""
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
@@ -13,8 +14,7 @@ from .filters import LayerFilter
 from .serializers import LayerAssignSerializer, LayerSerializer, LayerStatusSerializer, ReviewerSerializer
 
 
-class LayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
-                   viewsets.GenericViewSet):
+class LayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
     """Layers the user can see: their own, those they review, all of a managed corpus.
     A manager creates a layer to assign a document to an annotator."""
 
@@ -23,7 +23,9 @@ class LayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     ordering_fields = ["updated_at", "assigned_at", "status"]
 
     def get_queryset(self):
-        return with_layer_counts(policy.visible_layers(self.request.user)).order_by("document__position", "position", "id")
+        return with_layer_counts(policy.visible_layers(self.request.user)).order_by(
+            "document__position", "position", "id"
+        )
 
     @extend_schema(request=LayerAssignSerializer, responses={201: LayerSerializer})
     def create(self, request):

@@ -4,6 +4,7 @@ Annotator names become user accounts: an existing account of that name is reused
 a missing one is created inactive (it cannot log in until a manager activates it) and
 joins the corpus as an annotator.
 """
+
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
@@ -30,7 +31,9 @@ class ImportSummary:
         return dict(self.__dict__)
 
     def __str__(self) -> str:
-        created = f", {len(self.created_annotators)} new (inactive) annotator accounts" if self.created_annotators else ""
+        created = (
+            f", {len(self.created_annotators)} new (inactive) annotator accounts" if self.created_annotators else ""
+        )
         return (
             f"{self.documents} documents, {self.layers} layers, {self.entities} entities, "
             f"{self.mentions} mentions, {self.links} related-mention links{created}"
@@ -44,9 +47,23 @@ def _origin(record: MentionRecord) -> str:
 
 
 MENTION_COLUMNS = (
-    "layer_id", "entity_id", "tab_mention_id", "start_offset", "end_offset", "span_text", "entity_type",
-    "identifier_type", "confidential_status", "edit_type", "origin", "original_start", "original_end",
-    "original_entity_type", "related_mentions_present", "position", "tab_extra",
+    "layer_id",
+    "entity_id",
+    "tab_mention_id",
+    "start_offset",
+    "end_offset",
+    "span_text",
+    "entity_type",
+    "identifier_type",
+    "confidential_status",
+    "edit_type",
+    "origin",
+    "original_start",
+    "original_end",
+    "original_entity_type",
+    "related_mentions_present",
+    "position",
+    "tab_extra",
 )
 
 
@@ -55,10 +72,22 @@ def _mention_row(record: MentionRecord, layer_id: int, entity_id: int) -> tuple:
     # a later edit turns it into "correct".
     checked = record.edit_type == EditType.CHECK
     return (
-        layer_id, entity_id, record.tab_mention_id, record.start_offset, record.end_offset, record.span_text,
-        record.entity_type, record.identifier_type, record.confidential_status, record.edit_type, _origin(record),
-        record.start_offset if checked else None, record.end_offset if checked else None,
-        record.entity_type if checked else None, record.related_mentions is not None, record.position,
+        layer_id,
+        entity_id,
+        record.tab_mention_id,
+        record.start_offset,
+        record.end_offset,
+        record.span_text,
+        record.entity_type,
+        record.identifier_type,
+        record.confidential_status,
+        record.edit_type,
+        _origin(record),
+        record.start_offset if checked else None,
+        record.end_offset if checked else None,
+        record.entity_type if checked else None,
+        record.related_mentions is not None,
+        record.position,
         db_value(Mention, "tab_extra", record.extra),
     )
 
@@ -88,16 +117,19 @@ class CorpusBuilder:
         self._ensure_annotators({layer.annotator for record in batch for layer in record.layers})
         documents = Document.objects.bulk_create([self._document(record) for record in batch], batch_size=BATCH_SIZE)
         layer_pairs = [
-            (layer_record, AnnotationLayer(
-                document=document,
-                annotator=self._users[layer_record.annotator],
-                status=LayerStatus.REVIEWED if layer_record.quality_checked else LayerStatus.CONFIRMED,
-                position=layer_record.position,
-                tab_extra=layer_record.extra,
-                confirmed_at=self._now,
-                reviewed_at=self._now if layer_record.quality_checked else None,
-            ))
-            for record, document in zip(batch, documents)
+            (
+                layer_record,
+                AnnotationLayer(
+                    document=document,
+                    annotator=self._users[layer_record.annotator],
+                    status=LayerStatus.REVIEWED if layer_record.quality_checked else LayerStatus.CONFIRMED,
+                    position=layer_record.position,
+                    tab_extra=layer_record.extra,
+                    confirmed_at=self._now,
+                    reviewed_at=self._now if layer_record.quality_checked else None,
+                ),
+            )
+            for record, document in zip(batch, documents, strict=True)
             for layer_record in record.layers
         ]
         AnnotationLayer.objects.bulk_create([layer for _, layer in layer_pairs], batch_size=BATCH_SIZE)
@@ -109,18 +141,29 @@ class CorpusBuilder:
         """Entities, mentions and links of freshly created layers, by plain INSERTs;
         generated keys are read back by their TAB ids."""
         layer_ids = [layer.pk for _, layer in layer_pairs]
-        entity_keys = list(dict.fromkeys(
-            (layer.pk, record.tab_entity_id) for layer_record, layer in layer_pairs for record in layer_record.mentions
-        ))
+        entity_keys = list(
+            dict.fromkeys(
+                (layer.pk, record.tab_entity_id)
+                for layer_record, layer in layer_pairs
+                for record in layer_record.mentions
+            )
+        )
         insert_rows(Entity, ("layer_id", "tab_entity_id"), entity_keys)
         entity_ids = {
             (layer_id, tab_id): pk
-            for pk, layer_id, tab_id in Entity.objects.filter(layer_id__in=layer_ids).values_list("id", "layer_id", "tab_entity_id")
+            for pk, layer_id, tab_id in Entity.objects.filter(layer_id__in=layer_ids).values_list(
+                "id", "layer_id", "tab_entity_id"
+            )
         }
         mentions = [(layer.pk, record) for layer_record, layer in layer_pairs for record in layer_record.mentions]
-        insert_rows(Mention, MENTION_COLUMNS, (
-            _mention_row(record, layer_id, entity_ids[(layer_id, record.tab_entity_id)]) for layer_id, record in mentions
-        ))
+        insert_rows(
+            Mention,
+            MENTION_COLUMNS,
+            (
+                _mention_row(record, layer_id, entity_ids[(layer_id, record.tab_entity_id)])
+                for layer_id, record in mentions
+            ),
+        )
         links = self._links([(layer_id, record) for layer_id, record in mentions if record.related_mentions])
         insert_rows(MentionLink, ("source_id", "target_id", "position"), links)
         self.summary.entities += len(entity_keys)
@@ -133,8 +176,9 @@ class CorpusBuilder:
             return []
         mention_ids = {
             (layer_id, tab_id): pk
-            for pk, layer_id, tab_id in Mention.objects.filter(layer_id__in={layer_id for layer_id, _ in linked})
-            .values_list("id", "layer_id", "tab_mention_id")
+            for pk, layer_id, tab_id in Mention.objects.filter(
+                layer_id__in={layer_id for layer_id, _ in linked}
+            ).values_list("id", "layer_id", "tab_mention_id")
         }
         return [
             (mention_ids[(layer_id, record.tab_mention_id)], mention_ids[(layer_id, target)], position)

@@ -1,5 +1,6 @@
 """Import errors that say where the problem is: file position, document, annotator,
 mention and field."""
+
 from dataclasses import dataclass
 
 

@@ -5,6 +5,7 @@ of rows: ``COPY ... FROM STDIN`` on PostgreSQL, multi-row ``INSERT ... VALUES`` 
 preparation, SQLite batches of 999 parameters); on PostgreSQL even prepared multi-row
 INSERTs cost more in client-side query parsing than COPY costs in all. Constraints and
 row triggers still check every row (COPY fires them too)."""
+
 import sqlite3
 from collections.abc import Iterable, Sequence
 from itertools import islice

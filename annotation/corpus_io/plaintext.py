@@ -5,6 +5,7 @@ The table is a CSV file with a header (columns ``file`` or ``doc_id``, ``person`
 optionally ``dataset_type``) or a JSON file: either ``{"file.txt": "Person"}`` or a list
 of objects with those keys. A document's ``doc_id`` is the file name without ``.txt``.
 """
+
 import csv
 import json
 from collections.abc import Iterator
@@ -48,7 +49,9 @@ def read_person_table(path: Path) -> dict[str, Entry]:
         with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
             if not reader.fieldnames or "person" not in reader.fieldnames:
-                raise TabImportError([Problem(f"{path.name} needs a header with a 'person' column and a 'file' or 'doc_id' column")])
+                raise TabImportError(
+                    [Problem(f"{path.name} needs a header with a 'person' column and a 'file' or 'doc_id' column")]
+                )
             return _entries_from_rows(list(reader), path)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, csv.Error) as exc:
         raise TabImportError([Problem(f"cannot read {path.name}: {exc}")]) from None
@@ -67,15 +70,29 @@ def iter_plaintext_records(
         entry = entries.pop(doc_id, None)
         problems = []
         if doc_id in existing_doc_ids:
-            problems.append(Problem("a document with this doc_id is already in the corpus", document=doc_id, field="doc_id"))
+            problems.append(
+                Problem("a document with this doc_id is already in the corpus", document=doc_id, field="doc_id")
+            )
         if entry is None or not entry["person"]:
-            problems.append(Problem(f"{table.name} gives no person to protect for {path.name}", document=doc_id, field="person"))
+            problems.append(
+                Problem(f"{table.name} gives no person to protect for {path.name}", document=doc_id, field="person")
+            )
         elif entry["dataset_type"] not in (*DatasetType.values, ""):
-            problems.append(Problem(f"dataset_type {entry['dataset_type']!r} is not one of train, dev, test", document=doc_id, field="dataset_type"))
+            problems.append(
+                Problem(
+                    f"dataset_type {entry['dataset_type']!r} is not one of train, dev, test",
+                    document=doc_id,
+                    field="dataset_type",
+                )
+            )
         try:
             text = path.read_text(encoding="utf-8-sig")
         except UnicodeDecodeError as exc:
-            problems.append(Problem(f"{path.name} is not UTF-8 text ({exc.reason} at byte {exc.start})", document=doc_id, field="text"))
+            problems.append(
+                Problem(
+                    f"{path.name} is not UTF-8 text ({exc.reason} at byte {exc.start})", document=doc_id, field="text"
+                )
+            )
             text = ""
         if not problems and not text.strip():
             problems.append(Problem(f"{path.name} is empty", document=doc_id, field="text"))
@@ -83,18 +100,24 @@ def iter_plaintext_records(
             yield None, problems
             continue
         person = entry["person"]
-        yield DocumentRecord(
-            doc_id=doc_id,
-            text=text,
-            person_to_protect=person,
-            task=Document.task_for(person),
-            meta={},
-            dataset_type=entry["dataset_type"],
-            layers=[],
-            position=index,
-            absent_keys=[] if entry["dataset_type"] else ["dataset_type"],
-        ), []
+        yield (
+            DocumentRecord(
+                doc_id=doc_id,
+                text=text,
+                person_to_protect=person,
+                task=Document.task_for(person),
+                meta={},
+                dataset_type=entry["dataset_type"],
+                layers=[],
+                position=index,
+                absent_keys=[] if entry["dataset_type"] else ["dataset_type"],
+            ),
+            [],
+        )
     for doc_id in sorted(entries):
-        yield None, [Problem(f"{table.name} names {doc_id}.txt, which is not in {folder}", document=doc_id, field="file")]
+        yield (
+            None,
+            [Problem(f"{table.name} names {doc_id}.txt, which is not in {folder}", document=doc_id, field="file")],
+        )
     if not files and not entries:
         yield None, [Problem(f"no .txt files in {folder}")]

@@ -1,4 +1,5 @@
 """Plain records of a validated document, between parsing and storing."""
+
 from dataclasses import dataclass, field
 
 

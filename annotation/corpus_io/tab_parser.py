@@ -6,6 +6,7 @@ mention ids are unique in a layer; ``related_mentions`` point at mentions of the
 layer; ``quality_checked`` names annotators of the document. Keys this application does
 not model are kept verbatim, and optional keys that were absent stay absent on export.
 """
+
 from ..enums import ConfidentialStatus, DatasetType, EditType, EntityType, IdentifierType
 from ..models import Document
 from .errors import Problem
@@ -14,8 +15,16 @@ from .records import DocumentRecord, LayerRecord, MentionRecord
 DOCUMENT_KEYS = ("doc_id", "text", "dataset_type", "task", "meta", "quality_checked", "annotations")
 OPTIONAL_DOCUMENT_KEYS = ("dataset_type", "task", "meta", "quality_checked", "annotations")
 MENTION_KEYS = (
-    "entity_mention_id", "entity_id", "entity_type", "start_offset", "end_offset", "span_text",
-    "identifier_type", "confidential_status", "edit_type", "related_mentions",
+    "entity_mention_id",
+    "entity_id",
+    "entity_type",
+    "start_offset",
+    "end_offset",
+    "span_text",
+    "identifier_type",
+    "confidential_status",
+    "edit_type",
+    "related_mentions",
 )
 # Frozen sets: ``TextChoices.values`` builds a new list on every access, and the
 # parser checks hundreds of thousands of values on a full corpus.
@@ -66,7 +75,9 @@ class DocumentParser:
     def parse(self, raw: object, index: int) -> tuple[DocumentRecord | None, list[Problem]]:
         """Return the record (None if invalid) and the problems found."""
         if not isinstance(raw, dict):
-            return None, [Problem(f"is a {type(raw).__name__}, not a JSON object", document=f"#{index + 1} in the file")]
+            return None, [
+                Problem(f"is a {type(raw).__name__}, not a JSON object", document=f"#{index + 1} in the file")
+            ]
         doc_id = raw.get("doc_id")
         problem = ProblemList(doc_id if isinstance(doc_id, str) and doc_id else f"#{index + 1} in the file")
         self._check_doc_id(doc_id, problem)

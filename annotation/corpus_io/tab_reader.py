@@ -1,4 +1,5 @@
 """Streaming the documents out of a TAB file (a JSON list) without loading it whole."""
+
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -18,7 +19,12 @@ def _skip_to_content(stream: BinaryIO) -> None:
         raise TabImportError([Problem("the file is empty: a TAB corpus is a JSON list of documents")])
     if first != b"[":
         raise TabImportError(
-            [Problem(f"a TAB corpus must be a JSON list of documents, but the file starts with {first.decode(errors='replace')!r}")]
+            [
+                Problem(
+                    "a TAB corpus must be a JSON list of documents, "
+                    f"but the file starts with {first.decode(errors='replace')!r}"
+                )
+            ]
         )
     stream.seek(offset)
 

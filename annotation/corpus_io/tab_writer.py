@@ -4,6 +4,7 @@ Keys follow the order most common in the official files; optional keys that the
 imported document did not have stay absent, keys this application does not model are
 written back as they came. Layers are written in their imported order, mentions by
 offset (the order of the official files)."""
+
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -17,8 +18,19 @@ from ..models import AnnotationLayer, Document, Mention, MentionLink
 CHUNK = 50
 FINISHED = (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED)
 _MENTION_FIELDS = (
-    "id", "layer_id", "tab_mention_id", "entity__tab_entity_id", "entity_type", "start_offset", "end_offset",
-    "span_text", "edit_type", "identifier_type", "confidential_status", "related_mentions_present", "tab_extra",
+    "id",
+    "layer_id",
+    "tab_mention_id",
+    "entity__tab_entity_id",
+    "entity_type",
+    "start_offset",
+    "end_offset",
+    "span_text",
+    "edit_type",
+    "identifier_type",
+    "confidential_status",
+    "related_mentions_present",
+    "tab_extra",
 )
 
 

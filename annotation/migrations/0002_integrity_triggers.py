@@ -8,6 +8,7 @@ backends:
 - an explicit link (TAB ``related_mentions``) joins two mentions of one layer;
 - a document's text cannot change once it has annotation layers (offsets point into it).
 """
+
 from django.db import migrations
 
 POSTGRESQL_UP = r"""
@@ -92,11 +93,14 @@ _SQLITE_LINK_CHECK = """
            IS NOT (SELECT layer_id FROM annotation_mention WHERE id = NEW.target_id);
 """
 SQLITE_UP = [
-    f"CREATE TRIGGER annotation_mention_integrity_insert BEFORE INSERT ON annotation_mention BEGIN {_SQLITE_MENTION_CHECKS} END;",
+    "CREATE TRIGGER annotation_mention_integrity_insert BEFORE INSERT ON annotation_mention "
+    f"BEGIN {_SQLITE_MENTION_CHECKS} END;",
     "CREATE TRIGGER annotation_mention_integrity_update BEFORE UPDATE OF layer_id, entity_id, start_offset, end_offset "
     f"ON annotation_mention BEGIN {_SQLITE_MENTION_CHECKS} END;",
-    f"CREATE TRIGGER annotation_mentionlink_integrity_insert BEFORE INSERT ON annotation_mentionlink BEGIN {_SQLITE_LINK_CHECK} END;",
-    f"CREATE TRIGGER annotation_mentionlink_integrity_update BEFORE UPDATE ON annotation_mentionlink BEGIN {_SQLITE_LINK_CHECK} END;",
+    "CREATE TRIGGER annotation_mentionlink_integrity_insert BEFORE INSERT ON annotation_mentionlink "
+    f"BEGIN {_SQLITE_LINK_CHECK} END;",
+    "CREATE TRIGGER annotation_mentionlink_integrity_update BEFORE UPDATE ON annotation_mentionlink "
+    f"BEGIN {_SQLITE_LINK_CHECK} END;",
     """CREATE TRIGGER annotation_document_text_frozen BEFORE UPDATE OF text ON annotation_document
        WHEN NEW.text IS NOT OLD.text AND EXISTS (SELECT 1 FROM annotation_annotationlayer WHERE document_id = OLD.id)
        BEGIN SELECT RAISE(ABORT, 'the text of a document with annotation layers cannot change'); END;""",

@@ -1,4 +1,5 @@
 """Models of the TAB workflow, one concept per module."""
+
 from .audit import AuditEvent
 from .corpus import Corpus, CorpusMembership
 from .document import Document

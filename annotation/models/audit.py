@@ -1,4 +1,5 @@
 """The audit trail: who changed what, when. Written only by the domain services."""
+
 from django.conf import settings
 from django.db import models
 

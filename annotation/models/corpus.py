@@ -1,4 +1,5 @@
 """A corpus and who works on it, in which role."""
+
 from django.conf import settings
 from django.db import models
 

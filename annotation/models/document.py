@@ -1,4 +1,5 @@
 """A document to annotate, with the one person it must protect."""
+
 from django.db import models
 from django.db.models.functions import Length
 
@@ -14,7 +15,9 @@ class Document(models.Model):
     text = models.TextField(help_text="Offsets of mentions are Python code-point indices into this text.")
     # Computed by the database (code points, as Python counts them); the mention
     # triggers check offsets against it without reading the text itself.
-    text_length = models.GeneratedField(expression=Length("text"), output_field=models.PositiveIntegerField(), db_persist=True)
+    text_length = models.GeneratedField(
+        expression=Length("text"), output_field=models.PositiveIntegerField(), db_persist=True
+    )
     person_to_protect = models.CharField(max_length=300, blank=True)
     task = models.TextField(blank=True, help_text="The TAB task string shown to annotators.")
     meta = models.JSONField(default=dict, blank=True)
@@ -49,4 +52,4 @@ class Document(models.Model):
         """The person named by a TAB task string ('' when the string has another shape)."""
         marker = "following person:"
         index = task.find(marker)
-        return task[index + len(marker):].strip() if index >= 0 else ""
+        return task[index + len(marker) :].strip() if index >= 0 else ""

@@ -1,4 +1,5 @@
 """An import of an uploaded corpus file, run by a Celery task."""
+
 from django.conf import settings
 from django.db import models
 

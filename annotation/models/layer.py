@@ -1,4 +1,5 @@
 """One annotator's annotation of one document, and who reviews it."""
+
 from django.conf import settings
 from django.db import models
 

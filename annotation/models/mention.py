@@ -8,6 +8,7 @@ Integrity that Django cannot express as a CHECK constraint lives in database tri
 (see migration 0002): offsets inside the document text, ``span_text`` equal to the text
 at those offsets, a mention's entity in the mention's own layer, links inside one layer.
 """
+
 from django.db import models
 from django.db.models import Q
 
@@ -43,9 +44,7 @@ class Mention(models.Model):
     span_text = models.TextField()
     entity_type = models.CharField(max_length=10, choices=EntityType.choices)
     identifier_type = models.CharField(max_length=10, choices=IdentifierType.choices, null=True, blank=True)
-    confidential_status = models.CharField(
-        max_length=20, choices=ConfidentialStatus.choices, null=True, blank=True
-    )
+    confidential_status = models.CharField(max_length=20, choices=ConfidentialStatus.choices, null=True, blank=True)
     edit_type = models.CharField(max_length=10, choices=EditType.choices, null=True, blank=True)
     origin = models.CharField(max_length=20, choices=Origin.choices, default=Origin.MANUAL)
     # The span and type the pre-annotation proposed, when known: edit_type is kept
@@ -58,7 +57,9 @@ class Mention(models.Model):
     related = models.ManyToManyField(
         "self", through="MentionLink", symmetrical=False, related_name="related_from", blank=True
     )
-    position = models.PositiveIntegerField(default=0, help_text="Order in the imported layer (ties of identical spans).")
+    position = models.PositiveIntegerField(
+        default=0, help_text="Order in the imported layer (ties of identical spans)."
+    )
     tab_extra = models.JSONField(default=dict, blank=True)
 
     class Meta:
@@ -67,7 +68,9 @@ class Mention(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["layer", "tab_mention_id"], name="mention_id_unique_in_layer"),
             models.CheckConstraint(condition=Q(start_offset__gte=0), name="mention_start_not_negative"),
-            models.CheckConstraint(condition=Q(start_offset__lt=models.F("end_offset")), name="mention_start_before_end"),
+            models.CheckConstraint(
+                condition=Q(start_offset__lt=models.F("end_offset")), name="mention_start_before_end"
+            ),
             models.CheckConstraint(condition=~Q(tab_mention_id=""), name="mention_id_not_empty"),
             models.CheckConstraint(condition=Q(entity_type__in=EntityType.values), name="mention_entity_type_valid"),
             models.CheckConstraint(

@@ -1,4 +1,5 @@
 """Writing the audit trail."""
+
 from django.contrib.auth.models import AbstractBaseUser
 
 from ..models import AnnotationLayer, AuditEvent, Corpus, Document

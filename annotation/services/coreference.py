@@ -1,4 +1,5 @@
 """Coreference (TAB Step 4): merging entities and splitting mentions out of them."""
+
 from django.contrib.auth.models import AbstractBaseUser
 
 from ..models import Entity, Mention, MentionLink
@@ -36,15 +37,13 @@ def merge_entities(
         raise InvalidAnnotation("An entity cannot be merged into itself.", field="entity")
     with layer_edit(target.layer, expected_version=expected_version) as locked:
         before = {"target": decision_state(target), "source": decision_state(source)}
-        identifier, confidential = (
-            target.mentions.values_list("identifier_type", "confidential_status").order_by("start_offset", "id").first()
-            or (None, None)
-        )
+        identifier, confidential = target.mentions.values_list("identifier_type", "confidential_status").order_by(
+            "start_offset", "id"
+        ).first() or (None, None)
         if identifier is None:
-            identifier, confidential = (
-                source.mentions.values_list("identifier_type", "confidential_status").order_by("start_offset", "id").first()
-                or (None, None)
-            )
+            identifier, confidential = source.mentions.values_list("identifier_type", "confidential_status").order_by(
+                "start_offset", "id"
+            ).first() or (None, None)
         anchor, moved_first = _first_mention(target), _first_mention(source)
         Mention.objects.filter(entity=source).update(entity=target)
         apply_decision(target, identifier_type=identifier, confidential_status=confidential)
@@ -53,7 +52,10 @@ def merge_entities(
         source_id = source.tab_entity_id
         source.delete()
         record_event(
-            "entity.merge", actor=actor, layer=locked, target=target.tab_entity_id,
+            "entity.merge",
+            actor=actor,
+            layer=locked,
+            target=target.tab_entity_id,
             changes={"merged": source_id, "before": before},
         )
     return target
@@ -76,7 +78,10 @@ def split_mention(mention: Mention, *, actor: AbstractBaseUser | None, expected_
         current.entity = new
         current.save(update_fields=["entity"])
         record_event(
-            "mention.split", actor=actor, layer=locked, target=current.tab_mention_id,
+            "mention.split",
+            actor=actor,
+            layer=locked,
+            target=current.tab_mention_id,
             changes={"from_entity": old.tab_entity_id, "to_entity": new.tab_entity_id},
         )
     return new

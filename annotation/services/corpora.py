@@ -1,4 +1,5 @@
 """Corpora and their members."""
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
@@ -10,7 +11,9 @@ from .errors import DomainError
 
 
 @transaction.atomic
-def create_corpus(name: str, *, actor: AbstractBaseUser | None, description: str = "", guidelines_version: str = "") -> Corpus:
+def create_corpus(
+    name: str, *, actor: AbstractBaseUser | None, description: str = "", guidelines_version: str = ""
+) -> Corpus:
     """Create a corpus; its creator becomes its first manager."""
     name = name.strip()
     if not name:
@@ -29,7 +32,9 @@ def create_corpus(name: str, *, actor: AbstractBaseUser | None, description: str
     return corpus
 
 
-def add_member(corpus: Corpus, user: AbstractBaseUser, role: str, *, actor: AbstractBaseUser | None) -> CorpusMembership:
+def add_member(
+    corpus: Corpus, user: AbstractBaseUser, role: str, *, actor: AbstractBaseUser | None
+) -> CorpusMembership:
     checked_choice(role, Role, "role")
     membership, created = CorpusMembership.objects.get_or_create(corpus=corpus, user=user, role=role)
     if created:
@@ -59,5 +64,7 @@ def update_corpus(corpus: Corpus, *, actor: AbstractBaseUser | None, **values) -
     for key, value in values.items():
         setattr(corpus, key, value)
     corpus.save(update_fields=list(values))
-    record_event("corpus.update", actor=actor, corpus=corpus, target=corpus.name, changes={"before": before, "after": values})
+    record_event(
+        "corpus.update", actor=actor, corpus=corpus, target=corpus.name, changes={"before": before, "after": values}
+    )
     return corpus

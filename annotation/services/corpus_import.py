@@ -3,6 +3,7 @@
 The whole file is read inside one transaction while it streams through the parser;
 the first problem stops writing but parsing goes on, so one run reports many problems
 (up to ``MAX_PROBLEMS``). Any problem rolls everything back."""
+
 from collections.abc import Callable, Iterable
 from typing import BinaryIO
 

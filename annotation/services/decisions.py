@@ -2,6 +2,7 @@
 
 A decision is made on an entity and propagated to all of its mentions in one UPDATE:
 the layer stays consistent and the cost does not grow with a per-mention loop."""
+
 from django.contrib.auth.models import AbstractBaseUser
 
 from ..enums import ConfidentialStatus, IdentifierType
@@ -11,7 +12,9 @@ from .enum_values import checked_choice
 from .layer_edit import layer_edit
 
 
-def apply_decision(entity: Entity, *, identifier_type: str | None = None, confidential_status: str | None = None) -> int:
+def apply_decision(
+    entity: Entity, *, identifier_type: str | None = None, confidential_status: str | None = None
+) -> int:
     """Write the given values on every mention of ``entity`` (inside a ``layer_edit``).
     Returns the number of mentions updated."""
     values = {}
@@ -50,7 +53,10 @@ def set_entity_decision(
         before = decision_state(entity)
         count = apply_decision(entity, identifier_type=identifier_type, confidential_status=confidential_status)
         record_event(
-            "entity.decision", actor=actor, layer=locked, target=entity.tab_entity_id,
+            "entity.decision",
+            actor=actor,
+            layer=locked,
+            target=entity.tab_entity_id,
             changes={
                 "before": before,
                 "after": {"identifier_type": identifier_type, "confidential_status": confidential_status},

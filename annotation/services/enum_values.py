@@ -1,4 +1,5 @@
 """Checking enum inputs with messages that list what is allowed."""
+
 from django.db.models import TextChoices
 
 from .errors import InvalidAnnotation

@@ -3,8 +3,9 @@
 The job's final status is written in the same transaction as the imported data, so a
 job marked succeeded always has its documents, and a worker killed half-way leaves
 nothing behind: the redelivered task simply runs the import again."""
-from django.core.cache import cache
+
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
@@ -44,10 +45,17 @@ def run_import_job(job_id: int) -> dict:
     try:
         with transaction.atomic(), job.file.open("rb") as stream:
             summary = import_tab(
-                stream, job.corpus, actor=job.created_by, source=job.original_name,
+                stream,
+                job.corpus,
+                actor=job.created_by,
+                source=job.original_name,
                 progress=lambda done: cache.set(key, done, timeout=3600),
             )
-            job.status, job.summary, job.documents_done = ImportJob.Status.SUCCEEDED, summary.as_dict(), summary.documents
+            job.status, job.summary, job.documents_done = (
+                ImportJob.Status.SUCCEEDED,
+                summary.as_dict(),
+                summary.documents,
+            )
             job.finished_at = timezone.now()
             job.save(update_fields=["status", "summary", "documents_done", "finished_at"])
     except TabImportError as exc:

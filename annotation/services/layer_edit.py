@@ -5,6 +5,7 @@ Optimistic concurrency: two tabs or two people on one layer cannot overwrite eac
 silently. A client sends the ``version`` it last saw; a stale one is refused with
 ``StaleLayerVersion`` and nothing is written.
 """
+
 from collections.abc import Iterator
 from contextlib import contextmanager
 

@@ -1,4 +1,5 @@
 """The life of an annotation layer: assignment, confirmation, review."""
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -67,20 +68,30 @@ def change_layer_status(
                 )
         now = timezone.now()
         locked.status = to
-        stamps = {LayerStatus.IN_PROGRESS: "started_at", LayerStatus.CONFIRMED: "confirmed_at", LayerStatus.REVIEWED: "reviewed_at"}
+        stamps = {
+            LayerStatus.IN_PROGRESS: "started_at",
+            LayerStatus.CONFIRMED: "confirmed_at",
+            LayerStatus.REVIEWED: "reviewed_at",
+        }
         if to in stamps:
             setattr(locked, stamps[to], now)
         locked.save(update_fields=["status", "started_at", "confirmed_at", "reviewed_at"])
-        record_event("layer.status", actor=actor, layer=locked, target=str(locked), changes={"before": current, "after": to})
+        record_event(
+            "layer.status", actor=actor, layer=locked, target=str(locked), changes={"before": current, "after": to}
+        )
     return locked
 
 
-def add_reviewer(layer: AnnotationLayer, reviewer: AbstractBaseUser, *, actor: AbstractBaseUser | None) -> ReviewAssignment:
+def add_reviewer(
+    layer: AnnotationLayer, reviewer: AbstractBaseUser, *, actor: AbstractBaseUser | None
+) -> ReviewAssignment:
     """Pair ``reviewer`` on ``layer`` (TAB Step 5); nobody reviews their own layer."""
     if reviewer.pk == layer.annotator_id:
         raise DomainError(f"{reviewer.username} cannot review their own layer.", field="reviewer")
     _require_role(layer.document.corpus, reviewer, Role.REVIEWER)
     assignment, created = ReviewAssignment.objects.get_or_create(layer=layer, reviewer=reviewer)
     if created:
-        record_event("layer.reviewer", actor=actor, layer=layer, target=f"{reviewer.username} reviews {layer.annotator.username}")
+        record_event(
+            "layer.reviewer", actor=actor, layer=layer, target=f"{reviewer.username} reviews {layer.annotator.username}"
+        )
     return assignment

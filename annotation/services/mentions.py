@@ -1,4 +1,5 @@
 """Creating, changing and deleting mentions (TAB Step 1)."""
+
 from django.contrib.auth.models import AbstractBaseUser
 
 from ..enums import ConfidentialStatus, EditType, EntityType, IdentifierType, Origin
@@ -55,9 +56,7 @@ def _entity_for_new_span(layer: AnnotationLayer, span_text: str) -> Entity | Non
 
 
 def _entity_decision(entity: Entity) -> tuple[str | None, str | None]:
-    first = entity.mentions.order_by("start_offset", "id").values_list(
-        "identifier_type", "confidential_status"
-    ).first()
+    first = entity.mentions.order_by("start_offset", "id").values_list("identifier_type", "confidential_status").first()
     return first if first else (None, None)
 
 
@@ -110,7 +109,10 @@ def create_mention(
             apply_decision(target, identifier_type=identifier_type, confidential_status=confidential_status)
             mention.refresh_from_db()
         record_event(
-            "mention.create", actor=actor, layer=locked, target=mention.tab_mention_id,
+            "mention.create",
+            actor=actor,
+            layer=locked,
+            target=mention.tab_mention_id,
             changes={"after": mention_snapshot(mention)},
         )
     return mention
@@ -144,7 +146,10 @@ def update_mention(
         current.edit_type = edit_type_for(current)
         current.save(update_fields=["start_offset", "end_offset", "span_text", "entity_type", "edit_type"])
         record_event(
-            "mention.update", actor=actor, layer=locked, target=current.tab_mention_id,
+            "mention.update",
+            actor=actor,
+            layer=locked,
+            target=current.tab_mention_id,
             changes={"before": before, "after": mention_snapshot(current)},
         )
     return current
@@ -159,4 +164,6 @@ def delete_mention(mention: Mention, *, actor: AbstractBaseUser | None, expected
         current.delete()
         if not entity.mentions.exists():
             entity.delete()
-        record_event("mention.delete", actor=actor, layer=locked, target=before["entity_mention_id"], changes={"before": before})
+        record_event(
+            "mention.delete", actor=actor, layer=locked, target=before["entity_mention_id"], changes={"before": before}
+        )

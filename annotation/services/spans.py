@@ -1,4 +1,5 @@
 """Span arithmetic on Python code-point offsets (the TAB convention)."""
+
 from .errors import InvalidAnnotation
 
 
@@ -17,9 +18,7 @@ def trimmed_span(text: str, start: int, end: int) -> tuple[int, int]:
             f"end_offset {end} is past the end of the text ({len(text)} characters).", field="end_offset"
         )
     if start >= end:
-        raise InvalidAnnotation(
-            f"start_offset {start} must be smaller than end_offset {end}.", field="start_offset"
-        )
+        raise InvalidAnnotation(f"start_offset {start} must be smaller than end_offset {end}.", field="start_offset")
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():

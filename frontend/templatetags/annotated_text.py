@@ -3,6 +3,7 @@
 Built in Python rather than with a template loop: a long court case has thousands of
 runs, and this keeps the page fast. Every mention carries its type as text (not only
 as a colour) and its masking decision as a marker, for colour-blind readers."""
+
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -10,8 +11,14 @@ from django.utils.safestring import mark_safe
 register = template.Library()
 
 TYPE_LABELS = {
-    "PERSON": "PER", "CODE": "CODE", "LOC": "LOC", "ORG": "ORG",
-    "DEM": "DEM", "DATETIME": "DATE", "QUANTITY": "QTY", "MISC": "MISC",
+    "PERSON": "PER",
+    "CODE": "CODE",
+    "LOC": "LOC",
+    "ORG": "ORG",
+    "DEM": "DEM",
+    "DATETIME": "DATE",
+    "QUANTITY": "QTY",
+    "MISC": "MISC",
 }
 DECISION_MARKS = {"DIRECT": "D", "QUASI": "Q", "NO_MASK": "", None: "?"}
 

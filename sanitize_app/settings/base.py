@@ -1,5 +1,6 @@
 """Settings shared by every environment. Deployment-specific values come from the
 environment (12-factor); each environment module sets its own safe defaults."""
+
 from pathlib import Path
 
 import dj_database_url

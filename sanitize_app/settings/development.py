@@ -1,4 +1,5 @@
 """The embedded default: SQLite file, tasks in-process, no service needed."""
+
 from .base import *  # noqa: F401,F403
 from .base import VAR_DIR, database_config
 from .env import env_bool, env_str

@@ -1,4 +1,5 @@
 """Typed access to environment variables, the only source of deployment configuration."""
+
 import os
 
 from django.core.exceptions import ImproperlyConfigured

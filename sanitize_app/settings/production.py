@@ -1,4 +1,5 @@
 """Production: every secret from the environment, HTTPS only, PostgreSQL by default."""
+
 from .base import *  # noqa: F401,F403
 from .base import MIDDLEWARE, database_config
 from .env import env_bool, env_int, env_str

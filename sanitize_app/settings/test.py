@@ -2,6 +2,7 @@
 
 DATABASE_URL and CELERY_BROKER_URL select the backend exactly as in production, so the
 same suite runs on the embedded default and on the real PostgreSQL and Redis."""
+
 from .development import *  # noqa: F401,F403
 
 DEBUG = False

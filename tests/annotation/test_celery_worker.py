@@ -1,5 +1,6 @@
 """A real Celery worker, started by the test, consumes a task sent through the real
 Redis broker and writes its result to the real database (PostgreSQL in CI)."""
+
 import json
 import time
 

@@ -2,6 +2,7 @@
 
 The browser is the system Chromium (Playwright cannot download one here); a
 screenshot of the document page is kept in artifacts/ for people to look at."""
+
 import os
 import shutil
 
@@ -20,7 +21,7 @@ ARTIFACTS = REPO / "artifacts"
 @pytest.fixture(scope="module")
 def browser():
     if not shutil.which(CHROMIUM):
-        pytest.fail(f"Chromium is needed for the browser tests: install it (apt-get install chromium) or set CHROMIUM.")
+        pytest.fail("Chromium is needed for the browser tests: install it (apt-get install chromium) or set CHROMIUM.")
     # Playwright's sync API runs an event loop in this thread; the ORM calls made by the
     # test itself are still synchronous.
     from playwright.sync_api import sync_playwright

@@ -1,5 +1,6 @@
 """Production settings pass Django's deployment checklist; secrets come from the
 environment."""
+
 import os
 import secrets
 import subprocess
@@ -9,9 +10,7 @@ from tests.conftest import REPO
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {
-        k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")
-    }
+    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     environment.update(env)
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=REPO, env=environment, capture_output=True, text=True, timeout=120
@@ -20,7 +19,10 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
 
 def test_check_deploy_is_clean_with_production_settings():
     result = manage(
-        "check", "--deploy", "--fail-level", "WARNING",
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
         DJANGO_SETTINGS_MODULE="sanitize_app.settings.production",
         SECRET_KEY=secrets.token_urlsafe(64),
         ALLOWED_HOSTS="annotate.example.org",

@@ -1,4 +1,5 @@
 """Shared bits of the management commands: finding a corpus, reporting progress."""
+
 import sys
 
 from django.core.management.base import CommandError

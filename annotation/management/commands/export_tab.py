@@ -15,7 +15,8 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", required=True)
         parser.add_argument("-o", "--output", type=Path, help="Output file (default: standard output).")
         parser.add_argument(
-            "--finished-only", action="store_true",
+            "--finished-only",
+            action="store_true",
             help="Only layers that are confirmed, under review or reviewed.",
         )
 

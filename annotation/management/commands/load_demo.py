@@ -33,10 +33,12 @@ class Command(BaseCommand):
             corpus = self._corpus()
             users = self._accounts(corpus)
             self._assignments(corpus, users)
-        self.stdout.write(self.style.SUCCESS(
-            f"Demo corpus '{corpus.name}': {corpus.documents.count()} documents, "
-            f"{AnnotationLayer.objects.filter(document__corpus=corpus).count()} layers."
-        ))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Demo corpus '{corpus.name}': {corpus.documents.count()} documents, "
+                f"{AnnotationLayer.objects.filter(document__corpus=corpus).count()} layers."
+            )
+        )
         self.stdout.write("Demo logins (username / password):")
         for username, password, role in ACCOUNTS:
             self.stdout.write(f"  {username:<10} / {password:<15} {role}")
@@ -44,9 +46,11 @@ class Command(BaseCommand):
     def _corpus(self) -> Corpus:
         corpus = Corpus.objects.filter(name=DEMO_CORPUS).first()
         if corpus is None:
-            corpus = create_corpus(DEMO_CORPUS, actor=None, description=(
-                "41 court cases of the TAB dev split with the layers of their original annotators."
-            ))
+            corpus = create_corpus(
+                DEMO_CORPUS,
+                actor=None,
+                description=("41 court cases of the TAB dev split with the layers of their original annotators."),
+            )
         if not corpus.documents.exists():
             with DEMO_FILE.open("rb") as stream:
                 summary = import_tab(stream, corpus, actor=None, source=DEMO_FILE.name)
@@ -72,8 +76,10 @@ class Command(BaseCommand):
             for document in corpus.documents.order_by("position")[:ASSIGNED_DOCUMENTS]:
                 assign_layer(document, annotator, actor=None)
         if not reviewer.review_assignments.exists():
-            confirmed = AnnotationLayer.objects.filter(
-                document__corpus=corpus, status=LayerStatus.CONFIRMED
-            ).exclude(annotator=annotator).order_by("document__position", "position")[:REVIEWED_LAYERS]
+            confirmed = (
+                AnnotationLayer.objects.filter(document__corpus=corpus, status=LayerStatus.CONFIRMED)
+                .exclude(annotator=annotator)
+                .order_by("document__position", "position")[:REVIEWED_LAYERS]
+            )
             for layer in confirmed:
                 add_reviewer(layer, reviewer, actor=None)

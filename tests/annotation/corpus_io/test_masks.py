@@ -1,4 +1,5 @@
 """The masked-spans export of the official evaluation format."""
+
 import json
 
 from django.core.management import call_command
@@ -15,10 +16,13 @@ def test_masked_spans_are_the_direct_and_quasi_mentions(corpus, pick, import_doc
         if layer is None:
             continue
         # Computed here from the source file, independently of the database.
-        expected[document["doc_id"]] = sorted({
-            (m["start_offset"], m["end_offset"]) for m in layer["entity_mentions"]
-            if m["identifier_type"] in ("DIRECT", "QUASI")
-        })
+        expected[document["doc_id"]] = sorted(
+            {
+                (m["start_offset"], m["end_offset"])
+                for m in layer["entity_mentions"]
+                if m["identifier_type"] in ("DIRECT", "QUASI")
+            }
+        )
     got = annotator_masked_spans(corpus.documents.all(), "annotator10")
     assert list(got) == ["001-83927"]  # annotator10 has no layer on 001-79436
     assert [tuple(span) for span in got["001-83927"]] == expected["001-83927"]

@@ -1,4 +1,5 @@
 """Plain-text folders with a table of persons to protect."""
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError

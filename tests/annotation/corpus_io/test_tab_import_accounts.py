@@ -1,5 +1,6 @@
 """Annotator names of an imported file become accounts; layers keep their status and
 imported entities whose mentions disagree are flagged."""
+
 from collections import defaultdict
 
 from django.contrib.auth import get_user_model
@@ -16,7 +17,9 @@ def test_missing_annotators_are_created_inactive_and_existing_ones_reused(corpus
     users = {user.username: user for user in get_user_model().objects.filter(username__startswith="annotator")}
     assert users["annotator1"].pk == existing.pk and users["annotator1"].is_active
     assert not users["annotator10"].is_active and not users["annotator10"].has_usable_password()
-    members = set(CorpusMembership.objects.filter(corpus=corpus, role=Role.ANNOTATOR).values_list("user__username", flat=True))
+    members = set(
+        CorpusMembership.objects.filter(corpus=corpus, role=Role.ANNOTATOR).values_list("user__username", flat=True)
+    )
     assert members == {"annotator1", "annotator10"}
 
 
@@ -35,7 +38,9 @@ def test_entities_with_disagreeing_mentions_are_flagged_inconsistent(corpus, peo
     for annotator, layer in documents[0]["annotations"].items():
         values = defaultdict(set)
         for mention in layer["entity_mentions"]:
-            values[mention["entity_id"]].add((mention["entity_type"], mention["identifier_type"], mention["confidential_status"]))
+            values[mention["entity_id"]].add(
+                (mention["entity_type"], mention["identifier_type"], mention["confidential_status"])
+            )
         expected |= {(annotator, entity) for entity, seen in values.items() if len(seen) > 1}
     assert expected, "the fixture document should contain inconsistent entities"
     client = api(people["manager"])
@@ -44,5 +49,7 @@ def test_entities_with_disagreeing_mentions_are_flagged_inconsistent(corpus, peo
     assert {(layers[e["layer"]], e["entity_id"]) for e in flagged} == expected
     assert all(e["inconsistent"] for e in flagged)
     consistent = client.get("/api/entities/", {"inconsistent": "false", "page_size": 1}).json()
-    total = sum(len({m["entity_id"] for m in layer["entity_mentions"]}) for layer in documents[0]["annotations"].values())
+    total = sum(
+        len({m["entity_id"] for m in layer["entity_mentions"]}) for layer in documents[0]["annotations"].values()
+    )
     assert consistent["count"] == total - len(expected)

@@ -1,4 +1,5 @@
 """Bad input is rejected whole, with messages that name document, mention and field."""
+
 import copy
 import json
 
@@ -8,7 +9,16 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotation.corpus_io.errors import TabImportError
-from annotation.models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, Entity, Mention, MentionLink
+from annotation.models import (
+    AnnotationLayer,
+    AuditEvent,
+    Corpus,
+    CorpusMembership,
+    Document,
+    Entity,
+    Mention,
+    MentionLink,
+)
 from annotation.services.corpus_import import import_tab
 
 MODELS = (Document, AnnotationLayer, Entity, Mention, MentionLink, CorpusMembership, AuditEvent, get_user_model())
@@ -65,8 +75,14 @@ def test_offsets_outside_the_text(reject, pick):
     document = pick("001-79436")[0]
     mention = first_mention(document)
     mention["start_offset"], mention["end_offset"] = len(document["text"]) - 2, len(document["text"]) + 5
-    reject([document], "document 001-79436", "annotator annotator1", f"mention {mention['entity_mention_id']}",
-           "field start_offset", "outside the text")
+    reject(
+        [document],
+        "document 001-79436",
+        "annotator annotator1",
+        f"mention {mention['entity_mention_id']}",
+        "field start_offset",
+        "outside the text",
+    )
 
 
 def test_span_text_that_does_not_match(reject, pick):
@@ -76,9 +92,15 @@ def test_span_text_that_does_not_match(reject, pick):
     reject([document], f"mention {mention['entity_mention_id']}", "field span_text", "'40593/05' does not match")
 
 
-@pytest.mark.parametrize("field, value", [
-    ("entity_type", "PERS"), ("identifier_type", "MASK"), ("confidential_status", "RELIGION"), ("edit_type", "fixed"),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("entity_type", "PERS"),
+        ("identifier_type", "MASK"),
+        ("confidential_status", "RELIGION"),
+        ("edit_type", "fixed"),
+    ],
+)
 def test_unknown_enum_values(reject, pick, field, value):
     document = pick("001-79436")[0]
     first_mention(document)[field] = value

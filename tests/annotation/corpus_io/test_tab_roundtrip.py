@@ -1,4 +1,5 @@
 """Import then export gives back the same documents, field for field."""
+
 import copy
 import io
 import json
@@ -21,13 +22,13 @@ def export(corpus: Corpus) -> list[dict]:
 
 def assert_same_documents(exported: list[dict], original: list[dict]) -> None:
     assert [d["doc_id"] for d in exported] == [d["doc_id"] for d in original]
-    for got, want in zip(exported, original):
+    for got, want in zip(exported, original, strict=True):
         assert set(got) == set(want), got["doc_id"]
         assert list(got["annotations"]) == list(want["annotations"]), got["doc_id"]
         for annotator, layer in want["annotations"].items():
             got_mentions = got["annotations"][annotator]["entity_mentions"]
             assert len(got_mentions) == len(layer["entity_mentions"])
-            for got_mention, want_mention in zip(got_mentions, layer["entity_mentions"]):
+            for got_mention, want_mention in zip(got_mentions, layer["entity_mentions"], strict=True):
                 assert got_mention == want_mention, (got["doc_id"], annotator, want_mention["entity_mention_id"])
         assert got == want, got["doc_id"]
 

@@ -1,5 +1,6 @@
 """The database itself refuses inconsistent annotations (constraints and triggers),
 whatever code writes to it."""
+
 import pytest
 from django.db import IntegrityError, transaction
 
@@ -13,13 +14,22 @@ TEXT = "Mr Galip Yalman lodged application no. 36110/97 on 3 May 1997."
 def layers(corpus):
     document = Document.objects.create(corpus=corpus, doc_id="d1", text=TEXT)
     ann, bob = make_user("ann"), make_user("bob")
-    return AnnotationLayer.objects.create(document=document, annotator=ann), AnnotationLayer.objects.create(document=document, annotator=bob)
+    return AnnotationLayer.objects.create(document=document, annotator=ann), AnnotationLayer.objects.create(
+        document=document, annotator=bob
+    )
 
 
 def mention(layer, entity, **overrides) -> Mention:
     values = dict(
-        layer=layer, entity=entity, tab_mention_id="em1", start_offset=3, end_offset=15,
-        span_text=TEXT[3:15], entity_type="PERSON", identifier_type="DIRECT", confidential_status="NOT_CONFIDENTIAL",
+        layer=layer,
+        entity=entity,
+        tab_mention_id="em1",
+        start_offset=3,
+        end_offset=15,
+        span_text=TEXT[3:15],
+        entity_type="PERSON",
+        identifier_type="DIRECT",
+        confidential_status="NOT_CONFIDENTIAL",
     )
     values.update(overrides)
     return Mention(**values)
@@ -45,17 +55,20 @@ def test_text_length_is_counted_in_code_points_by_the_database(corpus):
     assert document.text_length == len(text) == 11
 
 
-@pytest.mark.parametrize("overrides", [
-    {"start_offset": 15, "end_offset": 15},                 # empty span
-    {"start_offset": 20, "end_offset": 10},                 # inverted
-    {"start_offset": 60, "end_offset": len(TEXT) + 1},      # past the end of the text
-    {"entity_type": "PER"},
-    {"identifier_type": "MASKED"},
-    {"confidential_status": "RELIGION"},
-    {"edit_type": "fixed"},
-    {"origin": "robot"},
-    {"tab_mention_id": ""},
-])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"start_offset": 15, "end_offset": 15},  # empty span
+        {"start_offset": 20, "end_offset": 10},  # inverted
+        {"start_offset": 60, "end_offset": len(TEXT) + 1},  # past the end of the text
+        {"entity_type": "PER"},
+        {"identifier_type": "MASKED"},
+        {"confidential_status": "RELIGION"},
+        {"edit_type": "fixed"},
+        {"origin": "robot"},
+        {"tab_mention_id": ""},
+    ],
+)
 def test_invalid_mentions_are_refused(layers, overrides):
     layer, _ = layers
     entity = Entity.objects.create(layer=layer, tab_entity_id="e1")

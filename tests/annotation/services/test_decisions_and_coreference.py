@@ -20,7 +20,10 @@ def test_a_decision_applies_to_every_mention_of_the_entity(layer, people):
     add(layer, ann, "Oslo", "LOC", occurrence=1)
     other = add(layer, ann, "1961", "DATETIME")
     set_entity_decision(first.entity, actor=ann, identifier_type="QUASI", confidential_status="NOT_CONFIDENTIAL")
-    assert list(Mention.objects.filter(entity=first.entity).values_list("identifier_type", flat=True)) == ["QUASI", "QUASI"]
+    assert list(Mention.objects.filter(entity=first.entity).values_list("identifier_type", flat=True)) == [
+        "QUASI",
+        "QUASI",
+    ]
     other.refresh_from_db()
     assert other.identifier_type is None  # other entities untouched
     event = AuditEvent.objects.get(action="entity.decision")

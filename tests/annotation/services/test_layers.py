@@ -1,10 +1,10 @@
 import pytest
 
 from annotation.enums import LayerStatus
+from annotation.services.decisions import set_entity_decision
 from annotation.services.errors import DomainError, InvalidTransition
 from annotation.services.layers import add_reviewer, assign_layer, change_layer_status
 from annotation.services.mentions import create_mention
-from annotation.services.decisions import set_entity_decision
 
 
 def test_assignment_needs_the_annotator_role_and_happens_once(layer, people):

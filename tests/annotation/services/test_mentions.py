@@ -27,16 +27,25 @@ def test_first_change_starts_the_layer_and_bumps_its_version(layer, people):
 
 
 def test_identical_strings_join_one_entity_and_inherit_its_decision(layer, people):
-    first = create_mention(layer, actor=people["ann"], start_offset=span("Oslo")[0], end_offset=span("Oslo")[1],
-                           entity_type="LOC", identifier_type="QUASI")
-    second = create_mention(layer, actor=people["ann"], start_offset=span("Oslo", 1)[0], end_offset=span("Oslo", 1)[1],
-                            entity_type="LOC")
+    first = create_mention(
+        layer,
+        actor=people["ann"],
+        start_offset=span("Oslo")[0],
+        end_offset=span("Oslo")[1],
+        entity_type="LOC",
+        identifier_type="QUASI",
+    )
+    second = create_mention(
+        layer, actor=people["ann"], start_offset=span("Oslo", 1)[0], end_offset=span("Oslo", 1)[1], entity_type="LOC"
+    )
     assert second.entity_id == first.entity_id
     assert second.identifier_type == "QUASI"
     assert Entity.objects.count() == 1
 
 
-@pytest.mark.parametrize("start, end, field", [(-1, 4, "start_offset"), (10, 5, "start_offset"), (0, len(TEXT) + 1, "end_offset")])
+@pytest.mark.parametrize(
+    "start, end, field", [(-1, 4, "start_offset"), (10, 5, "start_offset"), (0, len(TEXT) + 1, "end_offset")]
+)
 def test_out_of_range_spans_are_refused_and_nothing_changes(layer, people, start, end, field):
     with pytest.raises(InvalidAnnotation) as caught:
         create_mention(layer, actor=people["ann"], start_offset=start, end_offset=end, entity_type="LOC")
@@ -62,10 +71,18 @@ def test_unknown_entity_type_is_refused(layer, people):
 def test_edit_type_follows_the_pre_annotation(layer, people):
     start, end = span("Mr John Smith")
     proposed = Mention.objects.create(
-        layer=layer, entity=Entity.objects.create(layer=layer, tab_entity_id="e1"), tab_mention_id="em1",
-        start_offset=start, end_offset=end, span_text=TEXT[start:end], entity_type="PERSON",
-        edit_type=EditType.CHECK, origin=Origin.PREANNOTATION,
-        original_start=start, original_end=end, original_entity_type="PERSON",
+        layer=layer,
+        entity=Entity.objects.create(layer=layer, tab_entity_id="e1"),
+        tab_mention_id="em1",
+        start_offset=start,
+        end_offset=end,
+        span_text=TEXT[start:end],
+        entity_type="PERSON",
+        edit_type=EditType.CHECK,
+        origin=Origin.PREANNOTATION,
+        original_start=start,
+        original_end=end,
+        original_entity_type="PERSON",
     )
     changed = update_mention(proposed, actor=people["ann"], start_offset=start + 3)
     assert changed.span_text == "John Smith" and changed.edit_type == EditType.CORRECT
@@ -88,8 +105,14 @@ def test_delete_removes_an_entity_left_empty_and_is_audited(layer, people):
 def test_a_stale_version_is_refused_and_nothing_is_written(layer, people):
     create_mention(layer, actor=people["ann"], start_offset=15, end_offset=28, entity_type="PERSON", expected_version=0)
     with pytest.raises(StaleLayerVersion) as caught:
-        create_mention(layer, actor=people["bob"], start_offset=span("Oslo")[0], end_offset=span("Oslo")[1],
-                       entity_type="LOC", expected_version=0)
+        create_mention(
+            layer,
+            actor=people["bob"],
+            start_offset=span("Oslo")[0],
+            end_offset=span("Oslo")[1],
+            entity_type="LOC",
+            expected_version=0,
+        )
     assert caught.value.current == 1
     assert Mention.objects.count() == 1
     assert AuditEvent.objects.filter(action="mention.create").count() == 1
