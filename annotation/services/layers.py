@@ -68,13 +68,12 @@ def change_layer_status(
                 )
         now = timezone.now()
         locked.status = to
-        stamps = {
-            LayerStatus.IN_PROGRESS: "started_at",
-            LayerStatus.CONFIRMED: "confirmed_at",
-            LayerStatus.REVIEWED: "reviewed_at",
-        }
-        if to in stamps:
-            setattr(locked, stamps[to], now)
+        if to == LayerStatus.IN_PROGRESS:
+            locked.started_at = locked.started_at or now  # reopening keeps the first start
+        elif to == LayerStatus.CONFIRMED:
+            locked.confirmed_at = now
+        elif to == LayerStatus.REVIEWED:
+            locked.reviewed_at = now
         locked.save(update_fields=["status", "started_at", "confirmed_at", "reviewed_at"])
         record_event(
             "layer.status", actor=actor, layer=locked, target=str(locked), changes={"before": current, "after": to}
