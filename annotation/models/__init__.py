@@ -6,6 +6,7 @@ from .document import Document
 from .imports import ImportJob
 from .layer import AnnotationLayer, ReviewAssignment
 from .mention import Entity, Mention, MentionLink
+from .review import MaskedReview
 
 __all__ = [
     "AnnotationLayer",
@@ -15,6 +16,7 @@ __all__ = [
     "Document",
     "Entity",
     "ImportJob",
+    "MaskedReview",
     "Mention",
     "MentionLink",
     "ReviewAssignment",

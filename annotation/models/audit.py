@@ -21,6 +21,8 @@ class AuditEvent(models.Model):
     action = models.CharField(max_length=50, db_index=True)
     target = models.CharField(max_length=300, blank=True, help_text="What was changed, e.g. a TAB mention id.")
     changes = models.JSONField(default=dict, blank=True, help_text="Values before and after the change.")
+    # Set when the change was taken back by an undo (itself recorded as an "undo" event).
+    undone = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-at", "-id"]

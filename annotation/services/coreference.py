@@ -13,14 +13,20 @@ def _first_mention(entity: Entity) -> Mention | None:
     return entity.mentions.order_by("start_offset", "end_offset", "id").first()
 
 
-def _link(source: Mention, target: Mention) -> None:
-    """Record an explicit link (TAB related_mentions) from ``source`` to ``target``."""
+def _link(source: Mention, target: Mention) -> dict | None:
+    """Record an explicit link (TAB related_mentions) from ``source`` to ``target``;
+    returns what undo needs to take it back (None if the link existed)."""
     if MentionLink.objects.filter(source=source, target=target).exists():
-        return
+        return None
     position = MentionLink.objects.filter(source=source).count()
     MentionLink.objects.create(source=source, target=target, position=position)
     if not source.related_mentions_present:
         Mention.objects.filter(pk=source.pk).update(related_mentions_present=True)
+    return {
+        "source": source.tab_mention_id,
+        "target": target.tab_mention_id,
+        "flag_was": source.related_mentions_present,
+    }
 
 
 def merge_entities(
@@ -45,10 +51,12 @@ def merge_entities(
                 "start_offset", "id"
             ).first() or (None, None)
         anchor, moved_first = _first_mention(target), _first_mention(source)
+        moved = list(source.mentions.values_list("tab_mention_id", flat=True))
         Mention.objects.filter(entity=source).update(entity=target)
         apply_decision(target, identifier_type=identifier, confidential_status=confidential)
+        link = None
         if anchor is not None and moved_first is not None and anchor.span_text != moved_first.span_text:
-            _link(moved_first, anchor)
+            link = _link(moved_first, anchor)
         source_id = source.tab_entity_id
         source.delete()
         record_event(
@@ -56,7 +64,7 @@ def merge_entities(
             actor=actor,
             layer=locked,
             target=target.tab_entity_id,
-            changes={"merged": source_id, "before": before},
+            changes={"merged": source_id, "moved": moved, "before": before, "link": link},
         )
     return target
 
@@ -73,8 +81,11 @@ def split_mention(mention: Mention, *, actor: AbstractBaseUser | None, expected_
             )
         new = Entity.objects.create(layer=locked, tab_entity_id=allocate_tab_id(locked, "e"))
         former = list(old.mentions.exclude(pk=current.pk).values_list("pk", flat=True))
-        MentionLink.objects.filter(source=current, target__in=former).delete()
-        MentionLink.objects.filter(target=current, source__in=former).delete()
+        links = MentionLink.objects.filter(source=current, target__in=former) | MentionLink.objects.filter(
+            target=current, source__in=former
+        )
+        removed = list(links.values_list("source__tab_mention_id", "target__tab_mention_id", "position"))
+        links.delete()
         current.entity = new
         current.save(update_fields=["entity"])
         record_event(
@@ -82,6 +93,11 @@ def split_mention(mention: Mention, *, actor: AbstractBaseUser | None, expected_
             actor=actor,
             layer=locked,
             target=current.tab_mention_id,
-            changes={"from_entity": old.tab_entity_id, "to_entity": new.tab_entity_id},
+            changes={
+                "mention": current.tab_mention_id,
+                "from_entity": old.tab_entity_id,
+                "to_entity": new.tab_entity_id,
+                "removed_links": removed,
+            },
         )
     return new

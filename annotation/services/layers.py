@@ -5,8 +5,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ..enums import LayerStatus, Role
-from ..models import AnnotationLayer, CorpusMembership, Document, Mention, ReviewAssignment
+from ..models import AnnotationLayer, CorpusMembership, Document, ReviewAssignment
 from .audit import record_event
+from .confirmation import ConfirmationReport, confirmation_report
 from .errors import DomainError, InvalidTransition
 from .layer_edit import layer_edit
 
@@ -40,15 +41,28 @@ def assign_layer(document: Document, annotator: AbstractBaseUser, *, actor: Abst
     return layer
 
 
-def undecided_entities(layer: AnnotationLayer) -> list[str]:
-    """TAB entity ids of entities with a mention that has no identifier type yet."""
-    return sorted(
-        set(
-            Mention.objects.filter(layer=layer, identifier_type__isnull=True).values_list(
-                "entity__tab_entity_id", flat=True
-            )
-        )
-    )
+class ConfirmationRefused(InvalidTransition):
+    """Confirmation blocked by errors, or by warnings not acknowledged."""
+
+    def __init__(self, report: ConfirmationReport, *, unacknowledged_warnings: bool = False):
+        findings = report.warnings if unacknowledged_warnings and not report.errors else report.errors
+        lead = "Please look at these warnings first" if unacknowledged_warnings and not report.errors else "Not yet"
+        super().__init__(f"{lead}: " + " ".join(f.message for f in findings), field="status")
+        self.report = report
+
+
+def confirm_layer(
+    layer: AnnotationLayer,
+    *,
+    actor: AbstractBaseUser | None,
+    expected_version: int | None = None,
+    accept_warnings: bool = False,
+) -> AnnotationLayer:
+    """Confirm a layer: errors always block, warnings block until acknowledged."""
+    report = confirmation_report(layer)
+    if report.warnings and not report.errors and not accept_warnings:
+        raise ConfirmationRefused(report, unacknowledged_warnings=True)
+    return change_layer_status(layer, LayerStatus.CONFIRMED, actor=actor, expected_version=expected_version)
 
 
 def change_layer_status(
@@ -60,12 +74,9 @@ def change_layer_status(
         if to not in ALLOWED_TRANSITIONS.get(current, set()):
             raise InvalidTransition(f"A layer cannot go from {current} to {to}.", field="status")
         if to == LayerStatus.CONFIRMED and current in (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS):
-            missing = undecided_entities(locked)
-            if missing:
-                shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-                raise InvalidTransition(
-                    f"{len(missing)} entities have no masking decision yet: {shown}.", field="status"
-                )
+            report = confirmation_report(locked)
+            if report.errors:
+                raise ConfirmationRefused(report)
         now = timezone.now()
         locked.status = to
         if to == LayerStatus.IN_PROGRESS:

@@ -9,11 +9,12 @@ from .decisions import apply_decision
 from .enum_values import checked_choice
 from .errors import InvalidAnnotation
 from .layer_edit import allocate_tab_id, layer_edit
-from .spans import trimmed_span
+from .spans import snap_to_tokens, trimmed_span
 
 
 def mention_snapshot(mention: Mention) -> dict:
-    """The fields of a mention as the audit trail records them (enough to restore it)."""
+    """The fields of a mention as the audit trail records them: enough to restore it
+    exactly (undo of a deletion), links included."""
     return {
         "entity_mention_id": mention.tab_mention_id,
         "entity_id": mention.entity.tab_entity_id,
@@ -25,7 +26,19 @@ def mention_snapshot(mention: Mention) -> dict:
         "confidential_status": mention.confidential_status,
         "edit_type": mention.edit_type,
         "origin": mention.origin,
+        "original": [mention.original_start, mention.original_end, mention.original_entity_type],
+        "related_mentions_present": mention.related_mentions_present,
+        "related_mentions": list(
+            mention.outgoing_links.order_by("position").values_list("target__tab_mention_id", flat=True)
+        ),
+        "related_from": list(mention.incoming_links.values_list("source__tab_mention_id", "position")),
+        "position": mention.position,
+        "tab_extra": mention.tab_extra,
     }
+
+
+def _span(text: str, start: int, end: int, snap: bool) -> tuple[int, int]:
+    return snap_to_tokens(text, start, end) if snap else trimmed_span(text, start, end)
 
 
 def edit_type_for(mention: Mention) -> str:
@@ -71,15 +84,19 @@ def create_mention(
     identifier_type: str | None = None,
     confidential_status: str | None = None,
     expected_version: int | None = None,
+    snap: bool = False,
 ) -> Mention:
     """Add a span. It joins ``entity`` if given, else the entity of an identical string
-    in the layer, else a new entity. A decision given here applies to the whole entity."""
+    in the layer, else a new entity. A decision given here applies to the whole entity.
+
+    ``snap`` cleans a rough browser selection (whole words, no edge punctuation);
+    otherwise only whitespace at the edges is trimmed."""
     checked_choice(entity_type, EntityType, "entity_type")
     checked_choice(identifier_type, IdentifierType, "identifier_type", nullable=True)
     checked_choice(confidential_status, ConfidentialStatus, "confidential_status", nullable=True)
     with layer_edit(layer, expected_version=expected_version) as locked:
         text = locked.document.text
-        start, end = trimmed_span(text, start_offset, end_offset)
+        start, end = _span(text, start_offset, end_offset, snap)
         if Mention.objects.filter(layer=locked, start_offset=start, end_offset=end).exists():
             raise InvalidAnnotation(
                 f"The span {start}:{end} ({text[start:end]!r}) is already annotated in this layer.",
@@ -126,6 +143,7 @@ def update_mention(
     end_offset: int | None = None,
     entity_type: str | None = None,
     expected_version: int | None = None,
+    snap: bool = False,
 ) -> Mention:
     """Resize a span or change its semantic type; ``edit_type`` follows automatically."""
     if entity_type is not None:
@@ -135,7 +153,7 @@ def update_mention(
         before = mention_snapshot(current)
         start = current.start_offset if start_offset is None else start_offset
         end = current.end_offset if end_offset is None else end_offset
-        start, end = trimmed_span(locked.document.text, start, end)
+        start, end = _span(locked.document.text, start, end, snap)
         clash = Mention.objects.filter(layer=locked, start_offset=start, end_offset=end).exclude(pk=current.pk)
         if clash.exists():
             raise InvalidAnnotation(f"The span {start}:{end} is already annotated in this layer.", field="start_offset")

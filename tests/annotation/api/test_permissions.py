@@ -7,6 +7,7 @@ from rest_framework.test import APIClient
 
 from annotation.enums import LayerStatus
 from annotation.models import Mention
+from tests.conftest import mask_person
 
 
 def ids(response) -> set[int]:
@@ -136,6 +137,7 @@ def test_annotator_reads_the_audit_trail_of_her_layer_only(scenario, api):
 def test_annotator_may_confirm_but_not_review_her_layer(scenario, api):
     client = api(scenario["ann"])
     layer = scenario["ann_layer"]
+    mask_person(layer, scenario["ann"])
     client.patch(f"/api/entities/{scenario['ann_mention'].entity_id}/", {"identifier_type": "DIRECT"}, format="json")
     assert client.post(f"/api/layers/{layer.pk}/status/", {"status": "reviewed"}, format="json").status_code == 403
     response = client.post(f"/api/layers/{layer.pk}/status/", {"status": "confirmed"}, format="json")
@@ -155,6 +157,7 @@ def test_reviewer_sees_only_the_layers_she_is_paired_on(scenario, api):
 def test_reviewer_corrects_only_once_the_layer_is_confirmed(scenario, api):
     client = api(scenario["rita"])
     mention = scenario["ann_mention"]
+    mask_person(scenario["ann_layer"], scenario["ann"])
     assert client.patch(f"/api/mentions/{mention.pk}/", {"entity_type": "MISC"}, format="json").status_code == 403
     api(scenario["ann"]).patch(f"/api/entities/{mention.entity_id}/", {"identifier_type": "DIRECT"}, format="json")
     assert (

@@ -3,8 +3,10 @@ import pytest
 from annotation.enums import LayerStatus
 from annotation.services.decisions import set_entity_decision
 from annotation.services.errors import DomainError, InvalidTransition
-from annotation.services.layers import add_reviewer, assign_layer, change_layer_status
+from annotation.services.layers import ConfirmationRefused, add_reviewer, assign_layer, change_layer_status
 from annotation.services.mentions import create_mention
+
+from .conftest import span
 
 
 def test_assignment_needs_the_annotator_role_and_happens_once(layer, people):
@@ -18,9 +20,15 @@ def test_assignment_needs_the_annotator_role_and_happens_once(layer, people):
 
 def test_confirming_needs_a_decision_on_every_entity(layer, people):
     mention = create_mention(layer, actor=people["ann"], start_offset=15, end_offset=28, entity_type="PERSON")
-    with pytest.raises(InvalidTransition, match="1 entities have no masking decision yet: case-1_ann_annotator_e1"):
+    with pytest.raises(InvalidTransition, match="1 entities have no masking decision yet: “Mr John Smith”"):
         change_layer_status(layer, LayerStatus.CONFIRMED, actor=people["ann"])
     set_entity_decision(mention.entity, actor=people["ann"], identifier_type="DIRECT")
+    with pytest.raises(ConfirmationRefused, match="“John Smith”, is readable at 1 place"):
+        change_layer_status(layer, LayerStatus.CONFIRMED, actor=people["ann"])
+    start, end = span("John Smith", 1)  # in "John Smith's lawyer"
+    create_mention(
+        layer, actor=people["ann"], start_offset=start, end_offset=end, entity_type="PERSON", identifier_type="DIRECT"
+    )
     confirmed = change_layer_status(layer, LayerStatus.CONFIRMED, actor=people["ann"])
     assert confirmed.status == LayerStatus.CONFIRMED and confirmed.confirmed_at is not None
 
