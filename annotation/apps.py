@@ -5,3 +5,8 @@ class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = "TAB annotation"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Load the project's Celery app so that @shared_task binds to it in every
+        # process that starts Django (web, management commands, tests).
+        import sanitize_app.celery  # noqa: F401

@@ -5,8 +5,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from .models import Corpus, ImportJob
-from .services import import_jobs
+from .models import AnnotationLayer, Corpus, ImportJob
+from .services import import_jobs, masked_review
 
 
 @shared_task(name="annotation.tasks.run_import_job", acks_late=True)
@@ -14,6 +14,19 @@ def run_import_job(job_id: int) -> dict:
     """Import an uploaded corpus file. Safe to redeliver: the import is all-or-nothing
     and a finished job is not run twice."""
     return import_jobs.run_import_job(job_id)
+
+
+@shared_task(name="annotation.tasks.render_masked_review", acks_late=True)
+def render_masked_review(layer_id: int) -> dict:
+    """Render the masked review of a layer. Idempotent: an up-to-date rendering is kept."""
+    layer = AnnotationLayer.objects.select_related("document").get(pk=layer_id)
+    review = masked_review.render_masked_review(layer)
+    return {"layer": layer_id, "layer_version": review.layer_version, "masked_mentions": review.masked_mentions}
+
+
+def request_masked_review(layer: AnnotationLayer) -> None:
+    """Enqueue the rendering once the current transaction (the confirmation) commits."""
+    transaction.on_commit(lambda: render_masked_review.delay(layer.pk))
 
 
 def submit_import_job(corpus: Corpus, upload: UploadedFile, *, actor: AbstractBaseUser | None) -> ImportJob:

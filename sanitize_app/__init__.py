@@ -1,9 +1,5 @@
-"""The sanitize_app project package: Django settings, URLs and the Celery app.
+"""The sanitize_app project package: Django settings, URLs, the Celery app
+(``sanitize_app.celery``, loaded when Django starts: see ``annotation.apps``) and the
+framework-free sanitization engine (``sanitize_app.engine``).
 
-The Celery app is imported here so that ``@shared_task`` binds to it whenever Django
-starts (web process, management command or worker).
-"""
-
-from .celery import app as celery_app
-
-__all__ = ["celery_app"]
+Nothing is imported here, so that ``sanitize_app.engine`` can be used without Django."""

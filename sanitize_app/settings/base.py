@@ -153,6 +153,7 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 # One queue per kind of work so that heavy jobs scale out on their own workers.
 CELERY_TASK_ROUTES = {
     "annotation.tasks.run_import_job": {"queue": "default"},
+    "annotation.tasks.render_masked_review": {"queue": "default"},
 }
 
 # The cache carries live progress between workers and web processes: Redis when one is
