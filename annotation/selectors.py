@@ -47,3 +47,11 @@ def with_layer_counts(layers: QuerySet[AnnotationLayer]) -> QuerySet[AnnotationL
 
 def with_corpus_counts(corpora: QuerySet[Corpus]) -> QuerySet[Corpus]:
     return corpora.annotate(document_count=Count("documents", distinct=True))
+
+
+def with_progress(layers: QuerySet[AnnotationLayer]) -> QuerySet[AnnotationLayer]:
+    """Annotate layers with their entity count and how many are still undecided."""
+    return layers.annotate(
+        entity_count=Count("entities", distinct=True),
+        undecided_count=Count("entities", distinct=True, filter=Q(entities__mentions__identifier_type__isnull=True)),
+    )

@@ -2,6 +2,7 @@
 
 from celery import shared_task
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
@@ -25,8 +26,10 @@ def render_masked_review(layer_id: int) -> dict:
 
 
 def request_masked_review(layer: AnnotationLayer) -> None:
-    """Enqueue the rendering once the current transaction (the confirmation) commits."""
-    transaction.on_commit(lambda: render_masked_review.delay(layer.pk))
+    """Enqueue the rendering once the current transaction (the confirmation) commits;
+    a page polling for the result does not enqueue the same layer version twice."""
+    if cache.add(f"masked-review-requested:{layer.pk}:{layer.version}", True, timeout=120):
+        transaction.on_commit(lambda: render_masked_review.delay(layer.pk))
 
 
 def submit_import_job(corpus: Corpus, upload: UploadedFile, *, actor: AbstractBaseUser | None) -> ImportJob:

@@ -1,5 +1,5 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 from . import views
 
@@ -12,4 +12,6 @@ urlpatterns = [
     path("corpora/<int:pk>/import/", views.corpus_import, name="corpus-import"),
     path("imports/<int:pk>/", views.import_job_detail, name="import-job"),
     path("documents/<int:pk>/", views.document_detail, name="document-detail"),
+    path("work/", views.my_work, name="my-work"),
+    path("layers/<int:pk>/", include("frontend.workspace.urls")),
 ]

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from annotation import permissions as policy
 from annotation.enums import EntityType, IdentifierType, LayerStatus
 from annotation.models import AnnotationLayer, ImportJob, Mention
-from annotation.selectors import with_corpus_counts, with_entity_summary
+from annotation.selectors import with_corpus_counts, with_entity_summary, with_progress
 from annotation.services.errors import DomainError
 from annotation.services.import_jobs import documents_done
 from annotation.tasks import submit_import_job
@@ -46,6 +46,34 @@ def home(request):
             "reviewing": reviewing[:50],
         },
     )
+
+
+@login_required
+def my_work(request):
+    """The annotator's queue: assigned layers with status, progress and the person to
+    protect; filters by status and corpus."""
+    layers = with_progress(
+        AnnotationLayer.objects.filter(annotator=request.user).select_related("document__corpus")
+    ).order_by("document__corpus__name", "document__position")
+    status = request.GET.get("status", "open")
+    if status == "open":
+        layers = layers.exclude(status__in=[LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED])
+    elif status in LayerStatus.values:
+        layers = layers.filter(status=status)
+    corpus = request.GET.get("corpus", "")
+    if corpus.isdigit():
+        layers = layers.filter(document__corpus_id=int(corpus))
+    page = Paginator(layers, 50).get_page(request.GET.get("page"))
+    for layer in page:
+        layer.decided_count = layer.entity_count - layer.undecided_count
+        layer.percent = round(100 * layer.decided_count / layer.entity_count) if layer.entity_count else 0
+    return render(request, "frontend/my_work.html", {
+        "page": page,
+        "status": status,
+        "statuses": [("open", "To do"), *LayerStatus.choices, ("all", "All")],
+        "corpora": policy.visible_corpora(request.user).order_by("name"),
+        "corpus": corpus,
+    })
 
 
 @login_required

@@ -26,6 +26,17 @@ def _media_in_tmp(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """The cache outlives database rollbacks: empty it so ids reused by a later test
+    meet no stale keys."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def eager_tasks():
     """Run Celery tasks in-process for this test, whatever the broker configuration."""

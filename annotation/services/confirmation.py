@@ -6,12 +6,12 @@ Warnings are confirmed past with an explicit acknowledgement: the same string de
 differently, an entity whose mentions disagree, a masked string that appears elsewhere
 in the text without annotation (it would leak)."""
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ..enums import IdentifierType
 from ..models import AnnotationLayer
+from .occurrences import unannotated_occurrences, word_occurrences
 
 MASKED = {IdentifierType.DIRECT, IdentifierType.QUASI}
 MAX_LISTED = 8
@@ -40,14 +40,6 @@ def _listing(items: list[str]) -> str:
     return shown + (f" and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else "")
 
 
-def _occurrences(text: str, needle: str):
-    """Start offsets of ``needle`` as a whole word in ``text``."""
-    for match in re.finditer(re.escape(needle), text):
-        start, end = match.span()
-        if (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
-            yield start
-
-
 def confirmation_report(layer: AnnotationLayer) -> ConfirmationReport:
     text = layer.document.text
     mentions = list(
@@ -63,7 +55,7 @@ def confirmation_report(layer: AnnotationLayer) -> ConfirmationReport:
     _mixed_entities(by_entity, report)
     _person_visible(layer, text, mentions, report)
     _same_string_decided_differently(mentions, report)
-    _unannotated_masked_strings(text, mentions, report)
+    _unannotated_masked_strings(layer, mentions, report)
     return report
 
 
@@ -71,10 +63,11 @@ def _undecided(by_entity, report) -> None:
     undecided = [ms for ms in by_entity.values() if any(m["identifier_type"] is None for m in ms)]
     if undecided:
         names = [f"“{ms[0]['span_text']}”" for ms in undecided]
+        count = f"{len(undecided)} entities have" if len(undecided) > 1 else "1 entity has"
         report.errors.append(
             Finding(
                 "undecided",
-                f"{len(undecided)} entities have no masking decision yet: {_listing(names)}.",
+                f"{count} no masking decision yet: {_listing(names)}.",
                 mentions=[ms[0]["id"] for ms in undecided],
             )
         )
@@ -112,7 +105,7 @@ def _person_visible(layer, text: str, mentions, report) -> None:
     masked = [(m["start_offset"], m["end_offset"]) for m in mentions if m["identifier_type"] in MASKED]
     readable = [
         start
-        for start in _occurrences(text, person)
+        for start in word_occurrences(text, person)
         if not any(s <= start and start + len(person) <= e for s, e in masked)
     ]
     if readable:
@@ -143,16 +136,16 @@ def _same_string_decided_differently(mentions, report) -> None:
             )
 
 
-def _unannotated_masked_strings(text: str, mentions, report) -> None:
-    covered = sorted((m["start_offset"], m["end_offset"]) for m in mentions)
+def _unannotated_masked_strings(layer, mentions, report) -> None:
     strings = {m["span_text"] for m in mentions if m["identifier_type"] in MASKED and len(m["span_text"]) > 2}
-    for string in sorted(strings):
-        loose = [start for start in _occurrences(text, string) if not any(s <= start < e for s, e in covered)]
-        if loose:
-            report.warnings.append(
-                Finding(
-                    "unannotated",
-                    f"“{string}” is masked but appears {len(loose)} more time(s) without annotation.",
-                    offsets=loose,
-                )
+    loose = defaultdict(list)
+    for start, _end, string in unannotated_occurrences(layer, strings):
+        loose[string].append(start)
+    for string in sorted(loose):
+        report.warnings.append(
+            Finding(
+                "unannotated",
+                f"“{string}” is masked but appears {len(loose[string])} more time(s) without annotation.",
+                offsets=loose[string],
             )
+        )

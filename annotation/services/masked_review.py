@@ -1,4 +1,5 @@
 """Producing the masked review rendering of a layer (after confirmation)."""
+
 from sanitize_app.engine.masking import MaskedReviewRenderer, MaskSpan
 
 from ..models import AnnotationLayer, MaskedReview

@@ -9,7 +9,7 @@ from .decisions import apply_decision
 from .enum_values import checked_choice
 from .errors import InvalidAnnotation
 from .layer_edit import allocate_tab_id, layer_edit
-from .spans import snap_to_tokens, trimmed_span
+from .spans import snap_to_tokens, trimmed_span, with_title
 
 
 def mention_snapshot(mention: Mention) -> dict:
@@ -97,6 +97,8 @@ def create_mention(
     with layer_edit(layer, expected_version=expected_version) as locked:
         text = locked.document.text
         start, end = _span(text, start_offset, end_offset, snap)
+        if snap and entity_type == EntityType.PERSON:
+            start = with_title(text, start)
         if Mention.objects.filter(layer=locked, start_offset=start, end_offset=end).exists():
             raise InvalidAnnotation(
                 f"The span {start}:{end} ({text[start:end]!r}) is already annotated in this layer.",

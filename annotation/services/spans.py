@@ -116,3 +116,19 @@ def snap_to_tokens(text: str, start: int, end: int) -> tuple[int, int]:
     if start >= end:
         raise InvalidAnnotation("The selection contains no word to annotate.", field="start_offset")
     return start, end
+
+
+# Honorifics that belong inside a PERSON span (TAB guidelines: "Mr Gestur Jónsson").
+TITLES = ("Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lord", "Lady", "Judge")
+
+
+def with_title(text: str, start: int) -> int:
+    """Move ``start`` back over an honorific right before it ("Mr ", "Dr. ")."""
+    before = text[max(0, start - 12) : start]
+    for title in TITLES:
+        for form in (f"{title} ", f"{title}. "):
+            if before.endswith(form):
+                candidate = start - len(form)
+                if candidate == 0 or not text[candidate - 1].isalnum():
+                    return candidate
+    return start

@@ -14,7 +14,15 @@ from .audit import record_event
 from .errors import DomainError
 from .layer_edit import layer_edit
 
-UNDOABLE = ("mention.create", "mention.update", "mention.delete", "entity.decision", "entity.merge", "mention.split")
+UNDOABLE = (
+    "mention.create",
+    "mention.create_many",
+    "mention.update",
+    "mention.delete",
+    "entity.decision",
+    "entity.merge",
+    "mention.split",
+)
 
 
 @dataclass
@@ -60,6 +68,7 @@ def undo_last_change(layer: AnnotationLayer, *, actor: AbstractBaseUser, expecte
 def _describe(event: AuditEvent) -> str:
     what = {
         "mention.create": "adding",
+        "mention.create_many": "adding the other occurrences of",
         "mention.update": "changing",
         "mention.delete": "deleting",
         "entity.decision": "the decision on",
@@ -100,6 +109,11 @@ def _undo_create(layer, changes) -> list[tuple[int, int]]:
     _drop_if_empty(entity)
     ranges = [(after["start_offset"], after["end_offset"])]
     return ranges + _restore_decisions(layer, changes.get("entity_before", {}))
+
+
+def _undo_create_many(layer, changes) -> list[tuple[int, int]]:
+    Mention.objects.filter(layer=layer, tab_mention_id__in=[tab_id for tab_id, _, _ in changes["created"]]).delete()
+    return [(start, end) for _, start, end in changes["created"]]
 
 
 def _undo_update(layer, changes) -> list[tuple[int, int]]:
@@ -188,6 +202,7 @@ def _undo_split(layer, changes) -> list[tuple[int, int]]:
 
 _HANDLERS = {
     "mention.create": _undo_create,
+    "mention.create_many": _undo_create_many,
     "mention.update": _undo_update,
     "mention.delete": _undo_delete,
     "entity.decision": _undo_decision,

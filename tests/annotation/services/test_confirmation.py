@@ -26,7 +26,7 @@ def test_an_undecided_entity_and_a_readable_name_are_errors(layer, people):
     oslo = add(layer, ann, "Oslo", "LOC")
     report = confirmation_report(layer)
     assert codes(report.errors) == ["undecided", "person_visible"]
-    assert "1 entities have no masking decision yet: “Oslo”" in report.errors[0].message
+    assert "1 entity has no masking decision yet: “Oslo”" in report.errors[0].message
     # "John Smith" occurs twice in TEXT: inside "Mr John Smith" and in "John Smith's".
     assert report.errors[1].offsets == [TEXT.index("John Smith"), TEXT.index("John Smith's")]
     assert report.errors[0].mentions == [oslo.pk]

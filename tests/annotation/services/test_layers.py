@@ -20,7 +20,7 @@ def test_assignment_needs_the_annotator_role_and_happens_once(layer, people):
 
 def test_confirming_needs_a_decision_on_every_entity(layer, people):
     mention = create_mention(layer, actor=people["ann"], start_offset=15, end_offset=28, entity_type="PERSON")
-    with pytest.raises(InvalidTransition, match="1 entities have no masking decision yet: “Mr John Smith”"):
+    with pytest.raises(InvalidTransition, match="1 entity has no masking decision yet: “Mr John Smith”"):
         change_layer_status(layer, LayerStatus.CONFIRMED, actor=people["ann"])
     set_entity_decision(mention.entity, actor=people["ann"], identifier_type="DIRECT")
     with pytest.raises(ConfirmationRefused, match="“John Smith”, is readable at 1 place"):

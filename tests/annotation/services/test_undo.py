@@ -9,6 +9,7 @@ from annotation.services.decisions import set_entity_decision
 from annotation.services.errors import DomainError
 from annotation.services.layers import change_layer_status
 from annotation.services.mentions import create_mention, delete_mention, update_mention
+from annotation.services.occurrences import annotate_all_occurrences
 from annotation.services.undo import undo_last_change
 
 from .conftest import span
@@ -56,12 +57,17 @@ def annotated(layer, people):
     return {"full": full, "short": short, "oslo": oslo}
 
 
-@pytest.mark.parametrize("change", ["create", "update", "delete", "decision", "merge", "split"])
+@pytest.mark.parametrize("change", ["create", "create_many", "update", "delete", "decision", "merge", "split"])
 def test_undo_restores_the_state_before_the_change(layer, people, annotated, change):
     ann = people["ann"]
     before = state(layer)
     if change == "create":
         add(layer, ann, "1961", "DATETIME")
+    elif change == "create_many":
+        # Leave the second "Oslo" unannotated, then let the service find it again.
+        Mention.objects.filter(span_text="Oslo").exclude(pk=annotated["oslo"].pk).delete()
+        before = state(layer)
+        assert annotate_all_occurrences(annotated["oslo"].entity, actor=ann)
     elif change == "update":
         update_mention(annotated["full"], actor=ann, start_offset=span("John Smith")[0], entity_type="MISC")
     elif change == "delete":

@@ -1,0 +1,480 @@
+/* The annotation workspace: selections, keys, review mode.
+ *
+ * The server owns the state. Every change is one POST, sent in order (a queue), with
+ * the layer version this page last saw; the answer swaps in the lines and entities
+ * that changed (HTMX out-of-band swaps). A stale version is refused by the server,
+ * which then sends the current state.
+ *
+ * Offsets: browsers measure selections in UTF-16 code units, TAB in code points. Every
+ * run of text carries its code-point offset (data-o); a selection boundary becomes
+ * data-o + the number of code points before it in its run.
+ */
+(function () {
+  "use strict";
+
+  const ws = document.getElementById("workspace");
+  if (!ws) return;
+  const editable = ws.dataset.editable === "1";
+  const TYPE_KEYS = { p: "PERSON", c: "CODE", l: "LOC", o: "ORG", d: "DEM", t: "DATETIME", q: "QUANTITY", m: "MISC" };
+  const DECISION_KEYS = { 1: "DIRECT", 2: "QUASI", 3: "NO_MASK" };
+  const CONFIDENTIAL_KEYS = { n: "NOT_CONFIDENTIAL", b: "BELIEF", p: "POLITICS", s: "SEX", e: "ETHNIC", h: "HEALTH" };
+  const state = { entity: null, mention: null, review: false, merging: false, pending: null, menuKeys: null };
+
+  // Answers the workspace expects to swap even when they are not 2xx.
+  htmx.config.responseHandling = [
+    { code: "204", swap: false },
+    { code: "[23]..", swap: true },
+    { code: "(403|409|422)", swap: true, error: false },
+    { code: "[45]..", swap: false, error: true },
+  ];
+
+  const $ = (selector) => document.querySelector(selector);
+  const $$ = (selector) => Array.from(document.querySelectorAll(selector));
+  const textRoot = () => document.getElementById("doc-text");
+  // URL templates carry 0 where the entity or mention id goes (ids start at 1).
+  const urlFor = (name, id) => ws.dataset[name].replace("/0/", `/${id}/`);
+  const version = () => document.getElementById("ws-state").dataset.version;
+
+  function flash(message, level) {
+    const box = document.getElementById("flash");
+    box.innerHTML = "";
+    if (!message) return;
+    const p = document.createElement("p");
+    p.className = `flash-${level || "info"}`;
+    p.textContent = message;
+    box.appendChild(p);
+  }
+
+  // ---- Writes: one at a time, in order, each with the current version ------------
+  let queue = Promise.resolve();
+  let inFlight = 0;
+
+  function post(url, values) {
+    if (!editable) return Promise.resolve();
+    inFlight += 1;
+    queue = queue
+      .then(() =>
+        htmx.ajax("POST", url, {
+          source: ws,
+          swap: "none",
+          values: Object.assign({ layer_version: version(), current_entity: state.entity || "" }, values || {}),
+        })
+      )
+      .catch(() => flash("The server could not be reached: your last change was NOT saved. Try again.", "error"))
+      .finally(() => {
+        inFlight -= 1;
+      });
+    return queue;
+  }
+
+  window.addEventListener("beforeunload", (event) => {
+    if (inFlight > 0) {
+      event.preventDefault();
+      event.returnValue = "";
+    }
+  });
+  document.body.addEventListener("htmx:sendError", () =>
+    flash("The server could not be reached: your last change was NOT saved. Try again.", "error")
+  );
+  document.body.addEventListener("htmx:responseError", (event) => {
+    const code = event.detail.xhr.status;
+    flash(
+      code === 404
+        ? "That mention or entity no longer exists (it was changed meanwhile). Reload the page to see the current state."
+        : `The server could not save this change (error ${code}). Reload the page; nothing else was lost.`,
+      "error"
+    );
+  });
+
+  // ---- Offsets ----------------------------------------------------------------------
+  function codePoints(text) {
+    let count = 0;
+    for (const _ of text) count += 1; // iterates by code point: a surrogate pair counts once
+    return count;
+  }
+
+  function runs() {
+    return Array.from(textRoot().querySelectorAll("[data-o]"));
+  }
+
+  function offsetAt(container, offset, isEnd) {
+    const root = textRoot();
+    if (container.nodeType === Node.TEXT_NODE) {
+      const run = container.parentElement && container.parentElement.closest("[data-o]");
+      if (run && root.contains(run)) return Number(run.dataset.o) + codePoints(container.data.slice(0, offset));
+    }
+    // A boundary between elements: the first run after it (start) or the last before it (end).
+    const point = document.createRange();
+    point.setStart(container, offset);
+    const all = runs();
+    if (isEnd) {
+      for (let i = all.length - 1; i >= 0; i -= 1) {
+        if (point.comparePoint(all[i], 0) < 0) return Number(all[i].dataset.o) + codePoints(all[i].textContent);
+      }
+      return 0;
+    }
+    for (const run of all) {
+      if (point.comparePoint(run, 0) >= 0) return Number(run.dataset.o);
+    }
+    const last = all[all.length - 1];
+    return last ? Number(last.dataset.o) + codePoints(last.textContent) : 0;
+  }
+
+  function selectionSpan() {
+    const selection = window.getSelection();
+    if (!selection.rangeCount || selection.isCollapsed) return null;
+    const range = selection.getRangeAt(0);
+    const root = textRoot();
+    if (!root.contains(range.startContainer) && !root.contains(range.endContainer)) return null;
+    const all = runs();
+    const start = root.contains(range.startContainer)
+      ? offsetAt(range.startContainer, range.startOffset, false)
+      : Number(all[0].dataset.o);
+    const end = root.contains(range.endContainer)
+      ? offsetAt(range.endContainer, range.endOffset, true)
+      : offsetAt(root, root.childNodes.length, true);
+    return end > start ? { start, end, rect: range.getBoundingClientRect() } : null;
+  }
+
+  // ---- The current entity and mention ----------------------------------------------
+  function highlight() {
+    if (state.entity && !document.getElementById(`ent-${state.entity}`)) {
+      // The entity went away (deleted, merged, undone): nothing is current any more.
+      state.entity = null;
+      state.mention = null;
+    }
+    $$("mark.cur").forEach((mark) => mark.classList.remove("cur", "curm"));
+    $$("#entity-list > li.cur").forEach((row) => row.classList.remove("cur"));
+    if (!state.entity) return;
+    $$(`#doc-text mark[data-e="${state.entity}"]`).forEach((mark) => {
+      mark.classList.add("cur");
+      if (mark.dataset.m === String(state.mention)) mark.classList.add("curm");
+    });
+    const row = document.getElementById(`ent-${state.entity}`);
+    if (row) row.classList.add("cur");
+  }
+
+  function scrollToMention(mentionId) {
+    const mark = $(`#doc-text mark[data-m="${mentionId}"]`);
+    if (mark) mark.scrollIntoView({ block: "center", behavior: "smooth" });
+    const row = document.getElementById(`ent-${state.entity}`);
+    if (row) row.scrollIntoView({ block: "nearest" });
+  }
+
+  function select(entityId, mentionId, options) {
+    const opts = Object.assign({ load: true, scroll: false }, options);
+    state.entity = entityId ? String(entityId) : null;
+    if (mentionId && String(mentionId) !== "0") state.mention = String(mentionId);
+    else if (state.entity) {
+      const first = $(`#doc-text mark[data-e="${state.entity}"]`);
+      state.mention = first ? first.dataset.m : null;
+    }
+    highlight();
+    if (opts.scroll && state.mention) scrollToMention(state.mention);
+    if (opts.load && state.entity) {
+      htmx.ajax("GET", urlFor("entityUrl", state.entity), { target: "#entity-panel", swap: "outerHTML" });
+    }
+  }
+
+  function entityRows() {
+    const onlyUndecided = $("#only-undecided") && $("#only-undecided").checked;
+    return $$("#entity-list > li").filter((row) => !onlyUndecided || row.classList.contains("undecided") || row.classList.contains("cur"));
+  }
+
+  function step(delta, preferUndecided) {
+    const rows = entityRows();
+    if (!rows.length) return;
+    let index = rows.findIndex((row) => row.dataset.e === state.entity);
+    if (preferUndecided) {
+      for (let i = 1; i <= rows.length; i += 1) {
+        const candidate = rows[(index + delta * i + rows.length * 2) % rows.length];
+        if (candidate.classList.contains("undecided")) {
+          select(candidate.dataset.e, candidate.dataset.first, { scroll: true });
+          return;
+        }
+      }
+    }
+    index = index < 0 ? (delta > 0 ? 0 : rows.length - 1) : Math.min(rows.length - 1, Math.max(0, index + delta));
+    select(rows[index].dataset.e, rows[index].dataset.first, { scroll: true });
+  }
+
+  function stepMention(delta) {
+    if (!state.entity) return;
+    const marks = $$(`#doc-text mark[data-e="${state.entity}"]`);
+    const ids = [...new Set(marks.map((mark) => mark.dataset.m))];
+    if (!ids.length) return;
+    const index = ids.indexOf(state.mention);
+    const next = ids[(index + delta + ids.length) % ids.length];
+    select(state.entity, next, { load: false, scroll: true });
+  }
+
+  function setMode() {
+    const label = $("#mode");
+    const parts = [];
+    if (state.review) parts.push("Review mode: 1 2 3 decide, j/k or ←/→ move, Esc leaves");
+    if (state.merging) parts.push("Merge: click a mention whose entity joins the current one (Esc cancels)");
+    label.textContent = parts.join(" · ");
+    ws.classList.toggle("reviewing", state.review);
+    ws.classList.toggle("merging", state.merging);
+    const button = $("#btn-review");
+    if (button) button.setAttribute("aria-pressed", String(state.review));
+  }
+
+  function toggleReview() {
+    state.review = !state.review;
+    setMode();
+    if (state.review) {
+      const row = state.entity ? null : entityRows().find((r) => r.classList.contains("undecided")) || entityRows()[0];
+      if (row) select(row.dataset.e, row.dataset.first, { scroll: true });
+      else if (state.entity) scrollToMention(state.mention);
+    }
+  }
+
+  // ---- Actions ------------------------------------------------------------------------
+  function decide(field, value) {
+    if (!state.entity) return flash("Select an entity first (click a mention, or r for review mode).", "info");
+    const entity = state.entity;
+    return post(urlFor("decisionUrl", entity), { [field]: value }).then(() => {
+      if (state.review && field === "identifier_type" && state.entity === entity) step(1, true);
+    });
+  }
+
+  function createMention(span, entityType) {
+    window.getSelection().removeAllRanges();
+    return post(ws.dataset.createUrl, { start: span.start, end: span.end, entity_type: entityType });
+  }
+
+  function resizeMention(span) {
+    if (!state.mention) return;
+    window.getSelection().removeAllRanges();
+    return post(urlFor("updateUrl", state.mention), { start: span.start, end: span.end });
+  }
+
+  function mentionAction(kind, mentionId) {
+    const id = mentionId || state.mention;
+    if (!id) return flash("Select a mention first.", "info");
+    if (kind === "delete") return post(urlFor("deleteUrl", id));
+    if (kind === "split") return post(urlFor("splitUrl", id));
+    if (kind === "retype") {
+      const mark = $(`#doc-text mark[data-m="${id}"]`);
+      return openMenu("Type of this mention", typeOptions((type) => post(urlFor("updateUrl", id), { entity_type: type })), mark);
+    }
+  }
+
+  function mergeInto(targetEntity, sourceEntity) {
+    state.merging = false;
+    setMode();
+    if (!targetEntity || !sourceEntity || targetEntity === sourceEntity) return;
+    return post(urlFor("mergeUrl", targetEntity), { source: sourceEntity });
+  }
+
+  // ---- Menus (types after a selection, confidential status) ------------------------
+  function typeOptions(choose) {
+    return Object.entries(TYPE_KEYS).map(([key, type]) => ({ key, label: type, cls: `t-${type}`, run: () => choose(type) }));
+  }
+
+  function openMenu(title, options, anchor) {
+    const menu = document.getElementById("menu");
+    menu.innerHTML = "";
+    const heading = document.createElement("p");
+    heading.className = "menu-title";
+    heading.textContent = title;
+    menu.appendChild(heading);
+    state.menuKeys = {};
+    options.forEach((option) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = `menu-item ${option.cls || ""}`;
+      button.setAttribute("role", "menuitem");
+      button.innerHTML = `<kbd></kbd> <span></span>`;
+      button.querySelector("kbd").textContent = option.key;
+      button.querySelector("span").textContent = option.label;
+      button.addEventListener("click", () => {
+        closeMenu();
+        option.run();
+      });
+      state.menuKeys[option.key] = option.run;
+      menu.appendChild(button);
+    });
+    const rect = anchor && anchor.getBoundingClientRect ? anchor.getBoundingClientRect() : anchor;
+    menu.hidden = false;
+    const top = rect ? rect.bottom + 6 : 120;
+    const left = rect ? rect.left : 120;
+    menu.style.top = `${Math.min(top, window.innerHeight - menu.offsetHeight - 8)}px`;
+    menu.style.left = `${Math.min(left, window.innerWidth - menu.offsetWidth - 8)}px`;
+    menu.querySelector("button").focus({ preventScroll: true });
+  }
+
+  function closeMenu() {
+    const menu = document.getElementById("menu");
+    menu.hidden = true;
+    state.menuKeys = null;
+    state.pending = null;
+  }
+
+  function openSelectionMenu(span) {
+    state.pending = span;
+    const options = typeOptions((type) => createMention(span, type));
+    if (state.mention) {
+      options.push({ key: "e", label: "Resize the current mention to this", cls: "menu-resize", run: () => resizeMention(span) });
+    }
+    openMenu("Annotate as", options, span.rect);
+  }
+
+  function openConfidentialMenu() {
+    if (!state.entity) return flash("Select an entity first.", "info");
+    const options = Object.entries(CONFIDENTIAL_KEYS).map(([key, value]) => ({
+      key,
+      label: value.replace("_", " ").toLowerCase(),
+      run: () => decide("confidential_status", value),
+    }));
+    openMenu("Confidential status", options, document.getElementById("entity-panel"));
+  }
+
+  // ---- Dialogs -------------------------------------------------------------------------
+  function openConfirm() {
+    htmx.ajax("GET", ws.dataset.confirmUrl, { target: "#dialog", swap: "innerHTML" });
+  }
+
+  function closeDialogs() {
+    document.getElementById("dialog").innerHTML = "";
+    document.getElementById("help").hidden = true;
+  }
+
+  function jumpToOffset(offset) {
+    const target = runs().filter((run) => Number(run.dataset.o) <= offset).pop();
+    if (!target) return;
+    target.scrollIntoView({ block: "center", behavior: "smooth" });
+    target.classList.add("flash-run");
+    setTimeout(() => target.classList.remove("flash-run"), 2400);
+  }
+
+  // ---- Events ------------------------------------------------------------------------
+  document.addEventListener("mouseup", (event) => {
+    if (!editable || !textRoot().contains(event.target)) return;
+    setTimeout(() => {
+      const span = selectionSpan();
+      if (span) openSelectionMenu(span);
+    }, 0);
+  });
+
+  document.addEventListener("click", (event) => {
+    const target = event.target;
+    if (target.closest("#menu")) return;
+    if (!target.closest("#menu") && !document.getElementById("menu").hidden && !window.getSelection().toString()) closeMenu();
+    const mark = target.closest("#doc-text mark[data-m]");
+    if (mark && window.getSelection().isCollapsed) {
+      if (state.merging) return mergeInto(state.entity, mark.dataset.e);
+      return select(mark.dataset.e, mark.dataset.m);
+    }
+    const entityButton = target.closest(".ent-btn");
+    if (entityButton) {
+      if (state.merging) return mergeInto(state.entity, entityButton.dataset.e);
+      return select(entityButton.dataset.e, entityButton.dataset.m, { scroll: true });
+    }
+    const jump = target.closest("[data-jump]");
+    if (jump) {
+      if (jump.hasAttribute("data-close-dialog")) closeDialogs();
+      const mark = $(`#doc-text mark[data-m="${jump.dataset.jump}"]`);
+      if (mark) select(mark.dataset.e, jump.dataset.jump, { scroll: true, load: !!jump.closest("#dialog") });
+      return;
+    }
+    const jumpOffset = target.closest("[data-jump-offset]");
+    if (jumpOffset) {
+      closeDialogs();
+      return jumpToOffset(Number(jumpOffset.dataset.jumpOffset));
+    }
+    if (target.closest("[data-close-dialog]") || target.closest("[data-close]")) return closeDialogs();
+    const action = target.closest("[data-action]");
+    if (action && action.tagName === "BUTTON") {
+      const kind = action.dataset.action;
+      if (kind === "decision") return decide(action.dataset.field, action.dataset.value);
+      if (kind === "merge") return mergeInto(action.dataset.entity, $("#merge-source") && $("#merge-source").value);
+      if (kind === "occurrences") return post(urlFor("occurrencesUrl", action.dataset.entity));
+      return mentionAction(kind, action.dataset.mention);
+    }
+    if (target.closest("#btn-review")) return toggleReview();
+    if (target.closest("#btn-undo")) return post(ws.dataset.undoUrl);
+    if (target.closest("#btn-help")) return ($("#help").hidden = false);
+    if (target.closest("#btn-confirm")) return openConfirm();
+  });
+
+  document.addEventListener("change", (event) => {
+    const select = event.target.closest("select[data-action='confidential']");
+    if (select && select.value) decide("confidential_status", select.value);
+    if (event.target.id === "only-undecided") ws.classList.toggle("only-undecided", event.target.checked);
+  });
+
+  document.addEventListener("keydown", (event) => {
+    const field = event.target.closest("input, select, textarea");
+    if (event.key === "Escape") {
+      closeMenu();
+      closeDialogs();
+      state.merging = false;
+      if (state.review) state.review = false;
+      setMode();
+      return;
+    }
+    if (state.menuKeys) {
+      const run = state.menuKeys[event.key.toLowerCase()];
+      if (run) {
+        event.preventDefault();
+        closeMenu();
+        run();
+      }
+      return;
+    }
+    if (field || event.altKey || event.metaKey) return;
+    if (event.ctrlKey) {
+      if (event.key.toLowerCase() === "z") {
+        event.preventDefault();
+        post(ws.dataset.undoUrl);
+      }
+      return;
+    }
+    if ($("#dialog").innerHTML.trim() || !$("#help").hidden) return; // a dialog is open
+    const key = event.key;
+    const handlers = {
+      "?": () => ($("#help").hidden = false),
+      r: () => editable && toggleReview(),
+      u: () => post(ws.dataset.undoUrl),
+      j: () => step(1, false),
+      k: () => step(-1, false),
+      "]": () => stepMention(1),
+      "[": () => stepMention(-1),
+      c: () => openConfidentialMenu(),
+      a: () => (state.entity ? post(urlFor("occurrencesUrl", state.entity)) : flash("Select an entity first.", "info")),
+      y: () => mentionAction("retype"),
+      s: () => mentionAction("split"),
+      x: () => mentionAction("delete"),
+      Delete: () => mentionAction("delete"),
+      m: () => {
+        if (!state.entity) return flash("Select the entity to merge into first.", "info");
+        state.merging = true;
+        setMode();
+      },
+    };
+    if (state.review) {
+      handlers.ArrowRight = () => step(1, false);
+      handlers.ArrowLeft = () => step(-1, false);
+    }
+    if (DECISION_KEYS[key]) {
+      event.preventDefault();
+      return decide("identifier_type", DECISION_KEYS[key]);
+    }
+    if (handlers[key]) {
+      event.preventDefault();
+      handlers[key]();
+    }
+  });
+
+  document.body.addEventListener("ws-select", (event) => {
+    select(event.detail.entity, event.detail.mention, { load: false });
+  });
+  document.body.addEventListener("htmx:afterSettle", () => {
+    highlight();
+    // Informative messages fade; errors stay until the next action.
+    const message = $("#flash p.flash-info");
+    if (message) setTimeout(() => message.isConnected && message.remove(), 5000);
+  });
+})();

@@ -1,0 +1,101 @@
+"""Confirming a layer and reading its masked review (TAB Step 5 for the author)."""
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation import permissions as policy
+from annotation.enums import LayerStatus
+from annotation.models import MaskedReview
+from annotation.services.confirmation import confirmation_report
+from annotation.services.errors import DomainError, StaleLayerVersion
+from annotation.services.layers import ConfirmationRefused, change_layer_status, confirm_layer
+from annotation.tasks import request_masked_review
+
+from .views import visible_layer
+
+
+def _require_status_change(request: HttpRequest, layer, to: str) -> None:
+    if not policy.can_change_status(request.user, layer, to):
+        raise PermissionDenied(f"You may not move this layer from {layer.status} to {to}.")
+
+
+@login_required
+@require_GET
+def confirm_dialog(request: HttpRequest, pk: int) -> HttpResponse:
+    layer = visible_layer(request, pk)
+    return render(request, "frontend/workspace/confirm_dialog.html", {
+        "layer": layer,
+        "report": confirmation_report(layer),
+        "can_confirm": policy.can_change_status(request.user, layer, LayerStatus.CONFIRMED),
+    })
+
+
+@login_required
+@require_POST
+def confirm(request: HttpRequest, pk: int) -> HttpResponse:
+    layer = visible_layer(request, pk)
+    _require_status_change(request, layer, LayerStatus.CONFIRMED)
+    version = request.POST.get("layer_version")
+    try:
+        confirm_layer(
+            layer, actor=request.user, expected_version=int(version) if version and version.isdigit() else None,
+            accept_warnings=request.POST.get("accept_warnings") == "1",
+        )
+    except (ConfirmationRefused, StaleLayerVersion):
+        # Show the checks again, as they are now.
+        layer.refresh_from_db()
+        return render(request, "frontend/workspace/confirm_dialog.html", {
+            "layer": layer, "report": confirmation_report(layer), "can_confirm": True, "refused": True,
+        }, status=422)
+    request_masked_review(layer)
+    response = HttpResponse(status=204)
+    response["HX-Redirect"] = reverse("masked-review", args=[layer.pk])
+    return response
+
+
+@login_required
+@require_GET
+def masked_review(request: HttpRequest, pk: int) -> HttpResponse:
+    layer = visible_layer(request, pk)
+    review = MaskedReview.objects.filter(layer=layer).first()
+    ready = review is not None and review.layer_version == layer.version
+    if not ready and layer.status not in (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS):
+        request_masked_review(layer)  # e.g. changed since confirmation; enqueued once per version
+    context = {
+        "layer": layer,
+        "document": layer.document,
+        "review": review if ready else None,
+        "segments": _review_segments(review) if ready else [],
+        "can_reopen": policy.can_change_status(request.user, layer, LayerStatus.IN_PROGRESS)
+        and layer.status == LayerStatus.CONFIRMED,
+    }
+    template = "frontend/workspace/masked_review_body.html" if request.htmx else "frontend/workspace/masked_review.html"
+    return render(request, template, context)
+
+
+def _review_segments(review: MaskedReview) -> list[tuple[str, str | None]]:
+    """The masked text cut into (text, confidential category or None) pieces."""
+    pieces, cursor, text = [], 0, review.masked_text
+    for start, end, category in review.confidential_spans:
+        if start < cursor:
+            continue
+        pieces.append((text[cursor:start], None))
+        pieces.append((text[start:end], category))
+        cursor = end
+    pieces.append((text[cursor:], None))
+    return pieces
+
+
+@login_required
+@require_POST
+def reopen(request: HttpRequest, pk: int) -> HttpResponse:
+    layer = visible_layer(request, pk)
+    _require_status_change(request, layer, LayerStatus.IN_PROGRESS)
+    try:
+        change_layer_status(layer, LayerStatus.IN_PROGRESS, actor=request.user)
+    except DomainError as exc:
+        raise PermissionDenied(exc.message) from exc
+    return redirect("workspace", pk=layer.pk)

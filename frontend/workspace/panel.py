@@ -1,0 +1,40 @@
+"""The panel of the current entity: its mentions in context and what can be done."""
+from annotation.enums import ConfidentialStatus, EntityType, IdentifierType
+from annotation.services.occurrences import unannotated_occurrences
+
+from .model import EntityView, LayerView
+
+CONTEXT_CHARS = 40
+
+
+def snippet(text: str, start: int, end: int) -> tuple[str, str, str]:
+    """(before, span, after) around a mention, cut at word boundaries."""
+    left = max(0, start - CONTEXT_CHARS)
+    right = min(len(text), end + CONTEXT_CHARS)
+    before, after = text[left:start], text[end:right]
+    if left > 0 and " " in before:
+        before = "…" + before.split(" ", 1)[1]
+    if right < len(text) and " " in after:
+        after = after.rsplit(" ", 1)[0] + "…"
+    return " ".join(before.split()), text[start:end], " ".join(after.split())
+
+
+def entity_panel_context(view: LayerView, entity: EntityView, editable: bool) -> dict:
+    mentions = [
+        {"mention": mention, "context": snippet(view.text, mention.start_offset, mention.end_offset)}
+        for mention in entity.mentions
+    ]
+    # Merging joins strings of one thing ("Mr Smith" into "John Smith"): same type first.
+    others = [e for e in view.entities if e.id != entity.id and e.first.entity_type == entity.first.entity_type]
+    strings = {mention.text for mention in entity.mentions}
+    return {
+        "layer": view.layer,
+        "entity": entity,
+        "other_occurrences": len(unannotated_occurrences(view.layer, strings, text=view.text)) if editable else 0,
+        "mentions": mentions,
+        "editable": editable,
+        "identifier_types": IdentifierType.choices,
+        "confidential_statuses": ConfidentialStatus.choices,
+        "entity_types": EntityType.choices,
+        "merge_candidates": others,
+    }
