@@ -77,6 +77,12 @@ def can_edit_layer(user: User, layer: AnnotationLayer) -> bool:
     return editable_layers(user).filter(pk=layer.pk).exists()
 
 
+def with_edit_right(user: User, layers: QuerySet[AnnotationLayer]) -> QuerySet[AnnotationLayer]:
+    """Annotate ``user_can_edit`` on each layer: the same rule as ``can_edit_layer``,
+    answered in the query that loads the layers."""
+    return layers.annotate(user_can_edit=Exists(editable_layers(user).filter(pk=OuterRef("pk"))))
+
+
 def visible_documents(user: User) -> QuerySet[Document]:
     if _anonymous(user):
         return Document.objects.none()

@@ -67,13 +67,17 @@ def my_work(request):
     for layer in page:
         layer.decided_count = layer.entity_count - layer.undecided_count
         layer.percent = round(100 * layer.decided_count / layer.entity_count) if layer.entity_count else 0
-    return render(request, "frontend/my_work.html", {
-        "page": page,
-        "status": status,
-        "statuses": [("open", "To do"), *LayerStatus.choices, ("all", "All")],
-        "corpora": policy.visible_corpora(request.user).order_by("name"),
-        "corpus": corpus,
-    })
+    return render(
+        request,
+        "frontend/my_work.html",
+        {
+            "page": page,
+            "status": status,
+            "statuses": [("open", "To do"), *LayerStatus.choices, ("all", "All")],
+            "corpora": policy.visible_corpora(request.user).order_by("name"),
+            "corpus": corpus,
+        },
+    )
 
 
 @login_required

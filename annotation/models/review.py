@@ -15,6 +15,8 @@ class MaskedReview(models.Model):
     layer = models.OneToOneField(AnnotationLayer, on_delete=models.CASCADE, related_name="masked_review")
     layer_version = models.PositiveIntegerField()
     masked_text = models.TextField()
+    # [[start, end], ...] in masked_text: the masked (merged) intervals.
+    masked_spans = models.JSONField(default=list, blank=True)
     # [[start, end, category], ...] in masked_text: confidential attributes to mark.
     confidential_spans = models.JSONField(default=list, blank=True)
     masked_mentions = models.PositiveIntegerField(default=0)

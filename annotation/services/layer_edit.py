@@ -23,11 +23,11 @@ def layer_edit(layer: AnnotationLayer, *, expected_version: int | None = None) -
 
     ``expected_version=None`` skips the check (system changes, scripts)."""
     with transaction.atomic():
-        locked = (
-            AnnotationLayer.objects.select_for_update(of=("self",))
-            .select_related("document__corpus", "annotator")
-            .get(pk=layer.pk)
-        )
+        locked = AnnotationLayer.objects.select_for_update().get(pk=layer.pk)
+        # A layer's document (its text is frozen once layers exist) and annotator never
+        # change: reuse the caller's objects rather than reading them again under the lock.
+        locked.document = layer.document
+        locked.annotator = layer.annotator
         if expected_version is not None and locked.version != expected_version:
             raise StaleLayerVersion(locked.pk, expected_version, locked.version)
         yield locked

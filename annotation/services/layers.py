@@ -4,7 +4,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ..enums import LayerStatus, Role
+from ..enums import ConfidentialStatus, LayerStatus, Role
 from ..models import AnnotationLayer, CorpusMembership, Document, ReviewAssignment
 from .audit import record_event
 from .confirmation import ConfirmationReport, confirmation_report
@@ -77,6 +77,10 @@ def change_layer_status(
             report = confirmation_report(locked)
             if report.errors:
                 raise ConfirmationRefused(report)
+            # A confidential status nobody set means "not confidential" (the TAB default).
+            locked.mentions.filter(confidential_status__isnull=True).update(
+                confidential_status=ConfidentialStatus.NOT_CONFIDENTIAL
+            )
         now = timezone.now()
         locked.status = to
         if to == LayerStatus.IN_PROGRESS:

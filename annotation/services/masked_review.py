@@ -26,6 +26,7 @@ def render_masked_review(layer: AnnotationLayer) -> MaskedReview:
         defaults={
             "layer_version": layer.version,
             "masked_text": document.text,
+            "masked_spans": [list(span) for span in document.masked],
             "confidential_spans": [list(span) for span in document.confidential],
             "masked_mentions": sum(1 for span in spans if span.identifier_type in ("DIRECT", "QUASI")),
         },

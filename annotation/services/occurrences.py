@@ -23,12 +23,17 @@ def word_occurrences(text: str, needle: str):
 
 
 def unannotated_occurrences(
-    layer: AnnotationLayer, strings: set[str], text: str | None = None
+    layer: AnnotationLayer,
+    strings: set[str],
+    text: str | None = None,
+    covered: list[tuple[int, int]] | None = None,
 ) -> list[tuple[int, int, str]]:
     """(start, end, string) of whole-word occurrences of ``strings`` not covered by any
-    mention of ``layer``, in text order, longest string first where they overlap."""
+    mention of ``layer`` (or by the ``covered`` spans when the caller has them), in text
+    order, longest string first where they overlap."""
     text = layer.document.text if text is None else text
-    covered = sorted(layer.mentions.values_list("start_offset", "end_offset"))
+    if covered is None:
+        covered = sorted(layer.mentions.values_list("start_offset", "end_offset"))
     found: list[tuple[int, int, str]] = []
     for string in sorted(strings, key=len, reverse=True):
         if not string.strip():

@@ -56,16 +56,29 @@ def undo_last_change(layer: AnnotationLayer, *, actor: AbstractBaseUser, expecte
         if event.actor_id != actor.pk:
             who = event.actor.username if event.actor else "the system"
             raise DomainError(f"The last change was made by {who}; only they can undo it.")
+        label = _label(locked, event)
         ranges = _HANDLERS[event.action](locked, event.changes)
         event.undone = True
         event.save(update_fields=["undone"])
         record_event(
             "undo", actor=actor, layer=locked, target=event.target, changes={"undid": event.pk, "action": event.action}
         )
-    return Undone(action=event.action, description=_describe(event), ranges=ranges)
+    return Undone(action=event.action, description=_describe(event, label), ranges=ranges)
 
 
-def _describe(event: AuditEvent) -> str:
+def _label(layer: AnnotationLayer, event: AuditEvent) -> str:
+    """What the change was about, in the annotator's words (the text, not the TAB id)."""
+    snapshot = event.changes.get("after") or event.changes.get("before")
+    if isinstance(snapshot, dict) and "span_text" in snapshot:
+        return f"“{snapshot['span_text']}”"
+    mention = (
+        Mention.objects.filter(layer=layer, tab_mention_id=event.target).first()
+        or Mention.objects.filter(layer=layer, entity__tab_entity_id=event.target).order_by("start_offset").first()
+    )
+    return f"“{mention.span_text}”" if mention else event.target
+
+
+def _describe(event: AuditEvent, label: str) -> str:
     what = {
         "mention.create": "adding",
         "mention.create_many": "adding the other occurrences of",
@@ -75,7 +88,7 @@ def _describe(event: AuditEvent) -> str:
         "entity.merge": "the merge into",
         "mention.split": "splitting",
     }[event.action]
-    return f"Undid {what} {event.target}."
+    return f"Undid {what} {label}."
 
 
 def _mention(layer: AnnotationLayer, tab_id: str) -> Mention:

@@ -1,4 +1,5 @@
 """Confirming a layer and reading its masked review (TAB Step 5 for the author)."""
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -26,11 +27,15 @@ def _require_status_change(request: HttpRequest, layer, to: str) -> None:
 @require_GET
 def confirm_dialog(request: HttpRequest, pk: int) -> HttpResponse:
     layer = visible_layer(request, pk)
-    return render(request, "frontend/workspace/confirm_dialog.html", {
-        "layer": layer,
-        "report": confirmation_report(layer),
-        "can_confirm": policy.can_change_status(request.user, layer, LayerStatus.CONFIRMED),
-    })
+    return render(
+        request,
+        "frontend/workspace/confirm_dialog.html",
+        {
+            "layer": layer,
+            "report": confirmation_report(layer),
+            "can_confirm": policy.can_change_status(request.user, layer, LayerStatus.CONFIRMED),
+        },
+    )
 
 
 @login_required
@@ -41,15 +46,25 @@ def confirm(request: HttpRequest, pk: int) -> HttpResponse:
     version = request.POST.get("layer_version")
     try:
         confirm_layer(
-            layer, actor=request.user, expected_version=int(version) if version and version.isdigit() else None,
+            layer,
+            actor=request.user,
+            expected_version=int(version) if version and version.isdigit() else None,
             accept_warnings=request.POST.get("accept_warnings") == "1",
         )
     except (ConfirmationRefused, StaleLayerVersion):
         # Show the checks again, as they are now.
         layer.refresh_from_db()
-        return render(request, "frontend/workspace/confirm_dialog.html", {
-            "layer": layer, "report": confirmation_report(layer), "can_confirm": True, "refused": True,
-        }, status=422)
+        return render(
+            request,
+            "frontend/workspace/confirm_dialog.html",
+            {
+                "layer": layer,
+                "report": confirmation_report(layer),
+                "can_confirm": True,
+                "refused": True,
+            },
+            status=422,
+        )
     request_masked_review(layer)
     response = HttpResponse(status=204)
     response["HX-Redirect"] = reverse("masked-review", args=[layer.pk])
@@ -76,16 +91,21 @@ def masked_review(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, template, context)
 
 
-def _review_segments(review: MaskedReview) -> list[tuple[str, str | None]]:
-    """The masked text cut into (text, confidential category or None) pieces."""
-    pieces, cursor, text = [], 0, review.masked_text
-    for start, end, category in review.confidential_spans:
-        if start < cursor:
+def _review_segments(review: MaskedReview) -> list[tuple[str, str, str]]:
+    """The masked text cut into (text, kind, category) pieces: kind is "masked",
+    "confidential" or "" (plain)."""
+    text = review.masked_text
+    marks = [(start, end, "masked", "") for start, end in review.masked_spans] + [
+        (start, end, "confidential", category) for start, end, category in review.confidential_spans
+    ]
+    pieces, cursor = [], 0
+    for start, end, kind, category in sorted(marks):
+        if start < cursor:  # a confidential attribute inside a masked span: the mask wins
             continue
-        pieces.append((text[cursor:start], None))
-        pieces.append((text[start:end], category))
+        pieces.append((text[cursor:start], "", ""))
+        pieces.append((text[start:end], kind, category))
         cursor = end
-    pieces.append((text[cursor:], None))
+    pieces.append((text[cursor:], "", ""))
     return pieces
 
 

@@ -8,14 +8,21 @@ Every run of text carries ``data-o``, its code-point offset in the document: the
 browser turns a selection into TAB offsets from it, whatever UTF-16 does to emoji.
 Type and decision are given as text (``data-tag``, shown by CSS, never selected) as
 well as by colour."""
+
 from django.utils.html import escape
 
 from ..text_segments import segment_text
 from .model import Block, EntityView, LayerView, MentionView
 
 TYPE_TAGS = {
-    "PERSON": "PER", "CODE": "CODE", "LOC": "LOC", "ORG": "ORG",
-    "DEM": "DEM", "DATETIME": "DATE", "QUANTITY": "QTY", "MISC": "MISC",
+    "PERSON": "PER",
+    "CODE": "CODE",
+    "LOC": "LOC",
+    "ORG": "ORG",
+    "DEM": "DEM",
+    "DATETIME": "DATE",
+    "QUANTITY": "QTY",
+    "MISC": "MISC",
 }
 DECISION_LETTERS = {"DIRECT": "D", "QUASI": "Q", "NO_MASK": "", None: "?"}
 DECISION_WORDS = {"DIRECT": "direct", "QUASI": "quasi", "NO_MASK": "no mask", None: "undecided"}
@@ -56,7 +63,9 @@ def render_block(view: LayerView, block: Block, mentions: list[MentionView], *, 
 
 
 def render_blocks(view: LayerView, blocks: list[Block] | None = None, *, oob: bool = False) -> str:
-    by_block = view.mentions_by_block()
+    if blocks == []:
+        return ""
+    by_block = view.mentions_by_block(blocks)
     return "".join(
         render_block(view, block, by_block.get(block.index, []), oob=oob)
         for block in (view.blocks if blocks is None else blocks)
@@ -68,9 +77,11 @@ def render_entity_row(entity: EntityView, *, oob: bool = False) -> str:
     decision = "mixed" if entity.mixed else (entity.identifier_type or "UNDECIDED")
     word = "mixed ⚠" if entity.mixed else DECISION_WORDS.get(entity.identifier_type)
     confidential = entity.confidential_status
-    flags = f' <span class="conf-flag">{escape(confidential.lower())}</span>' if confidential not in (
-        None, "NOT_CONFIDENTIAL"
-    ) else ""
+    flags = (
+        f' <span class="conf-flag">{escape(confidential.lower())}</span>'
+        if confidential not in (None, "NOT_CONFIDENTIAL")
+        else ""
+    )
     state = "" if entity.decided else " undecided"
     swap = ' hx-swap-oob="true"' if oob else ""
     return (
@@ -103,4 +114,5 @@ def render_progress(view: LayerView, *, oob: bool = False) -> str:
 
 def render_status(layer, *, oob: bool = False) -> str:
     swap = ' hx-swap-oob="true"' if oob else ""
-    return f'<span class="status status-{layer.status}" id="layer-status"{swap}>{escape(layer.get_status_display())}</span>'
+    label = escape(layer.get_status_display())
+    return f'<span class="status status-{layer.status}" id="layer-status"{swap}>{label}</span>'

@@ -1,4 +1,5 @@
 """The workspace's view of a layer, built from one query over its mentions."""
+
 from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -6,8 +7,16 @@ from dataclasses import dataclass, field
 from annotation.models import AnnotationLayer
 
 MENTION_FIELDS = (
-    "id", "entity_id", "start_offset", "end_offset", "span_text", "entity_type", "identifier_type",
-    "confidential_status", "origin", "edit_type",
+    "id",
+    "entity_id",
+    "start_offset",
+    "end_offset",
+    "span_text",
+    "entity_type",
+    "identifier_type",
+    "confidential_status",
+    "origin",
+    "edit_type",
 )
 
 
@@ -52,6 +61,10 @@ class EntityView:
     def confidential_status(self) -> str | None:
         kinds = {m.confidential_status for m in self.mentions}
         return kinds.pop() if len(kinds) == 1 else None
+
+    @property
+    def confidential_mixed(self) -> bool:
+        return len({m.confidential_status for m in self.mentions}) > 1
 
     @property
     def inconsistent(self) -> bool:
@@ -113,9 +126,14 @@ class LayerView:
             indexes.update(range(self.block_index(start), self.block_index(max(start, end - 1)) + 1))
         return [self.blocks[i] for i in sorted(indexes)]
 
-    def mentions_by_block(self) -> dict[int, list[MentionView]]:
+    def mentions_by_block(self, blocks: list[Block] | None = None) -> dict[int, list[MentionView]]:
+        """Mentions per block index, for all blocks or only the given ones."""
+        wanted = None if blocks is None else (blocks[0].start, blocks[-1].end, {block.index for block in blocks})
         by_block = defaultdict(list)
         for mention in self.mentions:
+            if wanted and (mention.end_offset <= wanted[0] or mention.start_offset > wanted[1]):
+                continue
             for index in range(self.block_index(mention.start_offset), self.block_index(mention.end_offset - 1) + 1):
-                by_block[index].append(mention)
+                if wanted is None or index in wanted[2]:
+                    by_block[index].append(mention)
         return by_block

@@ -1,4 +1,5 @@
 """The panel of the current entity: its mentions in context and what can be done."""
+
 from annotation.enums import ConfidentialStatus, EntityType, IdentifierType
 from annotation.services.occurrences import unannotated_occurrences
 
@@ -27,10 +28,13 @@ def entity_panel_context(view: LayerView, entity: EntityView, editable: bool) ->
     # Merging joins strings of one thing ("Mr Smith" into "John Smith"): same type first.
     others = [e for e in view.entities if e.id != entity.id and e.first.entity_type == entity.first.entity_type]
     strings = {mention.text for mention in entity.mentions}
+    covered = [(m.start_offset, m.end_offset) for m in view.mentions]
     return {
         "layer": view.layer,
         "entity": entity,
-        "other_occurrences": len(unannotated_occurrences(view.layer, strings, text=view.text)) if editable else 0,
+        "other_occurrences": len(unannotated_occurrences(view.layer, strings, text=view.text, covered=covered))
+        if editable
+        else 0,
         "mentions": mentions,
         "editable": editable,
         "identifier_types": IdentifierType.choices,

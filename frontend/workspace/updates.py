@@ -2,13 +2,14 @@
 (out-of-band swaps): the lines of text that hold affected mentions, the affected
 entity rows (or the whole list when entities appear or disappear), the progress, the
 panel of the current entity, the layer version and a message."""
-import json
+
 from collections.abc import Iterable
 
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils.html import escape
 
+from annotation.enums import ConfidentialStatus, IdentifierType
 from annotation.models import AnnotationLayer
 
 from .html import render_blocks, render_entity_list, render_entity_row, render_progress, render_status
@@ -16,11 +17,13 @@ from .model import LayerView
 from .panel import entity_panel_context
 
 
-def state_html(layer: AnnotationLayer) -> str:
-    """The layer version the next change must carry, and the status chip."""
+def state_html(layer: AnnotationLayer, select: tuple[int, int] | None = None) -> str:
+    """The layer version the next change must carry, the status chip, and the entity
+    and mention to make current (the page does so unless the user moved on meanwhile)."""
+    selected = f' data-select="{select[0]}:{select[1]}"' if select else ""
     return (
         f'<div id="ws-state" hx-swap-oob="true" data-version="{layer.version}" data-status="{layer.status}"'
-        f" hidden></div>{render_status(layer, oob=True)}"
+        f"{selected} hidden></div>{render_status(layer, oob=True)}"
     )
 
 
@@ -36,6 +39,21 @@ def panel_html(request: HttpRequest, view: LayerView, entity_id: int | None, edi
     return render_to_string("frontend/workspace/entity_panel.html", {**context, "oob": True}, request=request)
 
 
+def decision_html(request: HttpRequest, view: LayerView, entity_id: int, editable: bool) -> str:
+    """Only the decision buttons of the panel (a decision changes nothing else in it)."""
+    entity = view.entity(entity_id)
+    if entity is None:
+        return ""
+    context = {
+        "entity": entity,
+        "editable": editable,
+        "oob": True,
+        "identifier_types": IdentifierType.choices,
+        "confidential_statuses": ConfidentialStatus.choices,
+    }
+    return render_to_string("frontend/workspace/entity_decision.html", context, request=request)
+
+
 def workspace_update(
     request: HttpRequest,
     layer: AnnotationLayer,
@@ -44,15 +62,17 @@ def workspace_update(
     ranges: Iterable[tuple[int, int]] = (),
     entities: Iterable[int] = (),
     structure: bool = False,
+    decision_only: bool = False,
     select: tuple[int, int] | None = None,
     message: str = "",
     status: int = 200,
 ) -> HttpResponse:
     """Render what an action changed. ``ranges`` are text ranges touched (before or
     after), ``entities`` the entities whose mentions or decision changed, ``structure``
-    says that entities appeared or disappeared, ``select`` is (entity, mention) to make
-    current."""
-    layer.refresh_from_db(fields=["version", "status"])
+    says that entities appeared or disappeared, ``decision_only`` that only decisions
+    changed, ``select`` is (entity, mention) to make current.
+
+    ``layer`` must be the object the service changed (its version is then current)."""
     view = LayerView(layer)
     entity_ids = set(entities)
     all_ranges = list(ranges)
@@ -66,19 +86,18 @@ def workspace_update(
     else:
         parts += [render_entity_row(view.entity(i), oob=True) for i in entity_ids if view.entity(i)]
     current = select[0] if select else _current_entity(request)
-    parts += [
-        render_progress(view, oob=True),
-        panel_html(request, view, current, editable),
-        state_html(layer),
-        flash_html(message),
-    ]
-    response = HttpResponse("".join(parts), status=status)
-    if select:
-        response["HX-Trigger"] = json.dumps({"ws-select": {"entity": select[0], "mention": select[1]}})
-    return response
+    if decision_only:
+        # The panel shows another entity (unchanged) or this one: redraw its buttons only.
+        panel = decision_html(request, view, current, editable) if current in entity_ids else ""
+    else:
+        panel = panel_html(request, view, current, editable)
+    parts += [render_progress(view, oob=True), panel, state_html(layer, select), flash_html(message)]
+    return HttpResponse("".join(parts), status=status)
 
 
-def full_refresh(request: HttpRequest, layer: AnnotationLayer, *, editable: bool, message: str, status: int) -> HttpResponse:
+def full_refresh(
+    request: HttpRequest, layer: AnnotationLayer, *, editable: bool, message: str, status: int
+) -> HttpResponse:
     """Everything again (after a refused stale edit): the text, the list, the panel."""
     layer.refresh_from_db(fields=["version", "status"])
     view = LayerView(layer)

@@ -1,10 +1,10 @@
 """Workspace endpoints. Each action parses its input, calls one domain service and
 answers with the pieces of the page that changed (see ``updates``)."""
+
 from collections.abc import Callable
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
@@ -27,8 +27,9 @@ STALE_MESSAGE = (
 
 
 def visible_layer(request: HttpRequest, pk: int) -> AnnotationLayer:
+    """The layer if the user may see it (else 404), with ``user_can_edit`` set."""
     layers = policy.visible_layers(request.user).select_related("document__corpus", "annotator")
-    return get_object_or_404(layers, pk=pk)
+    return get_object_or_404(policy.with_edit_right(request.user, layers), pk=pk)
 
 
 def _int(request: HttpRequest, name: str) -> int | None:
@@ -45,7 +46,7 @@ def workspace_action(handler: Callable) -> Callable:
     @wraps(handler)
     def action(request: HttpRequest, pk: int, **kwargs) -> HttpResponse:
         layer = visible_layer(request, pk)
-        if not policy.can_edit_layer(request.user, layer):
+        if not layer.user_can_edit:
             return message_only(layer, "You can read this layer but not change it.", status=403)
         try:
             return handler(request, layer, version=_int(request, "layer_version"), **kwargs)
@@ -62,18 +63,22 @@ def workspace_action(handler: Callable) -> Callable:
 def workspace(request: HttpRequest, pk: int) -> HttpResponse:
     layer = visible_layer(request, pk)
     view = LayerView(layer)
-    return render(request, "frontend/workspace/page.html", {
-        "layer": layer,
-        "document": layer.document,
-        "editable": policy.can_edit_layer(request.user, layer),
-        "text_html": render_blocks(view),
-        "entity_list_html": render_entity_list(view),
-        "progress_html": render_progress(view),
-        "status_html": render_status(layer),
-        "entity_types": EntityType.choices,
-        "identifier_types": IdentifierType.choices,
-        "confidential_statuses": ConfidentialStatus.choices,
-    })
+    return render(
+        request,
+        "frontend/workspace/page.html",
+        {
+            "layer": layer,
+            "document": layer.document,
+            "editable": layer.user_can_edit,
+            "text_html": render_blocks(view),
+            "entity_list_html": render_entity_list(view),
+            "progress_html": render_progress(view),
+            "status_html": render_status(layer),
+            "entity_types": EntityType.choices,
+            "identifier_types": IdentifierType.choices,
+            "confidential_statuses": ConfidentialStatus.choices,
+        },
+    )
 
 
 @login_required
@@ -84,27 +89,41 @@ def entity_panel(request: HttpRequest, pk: int, entity_id: int) -> HttpResponse:
     entity = view.entity(entity_id)
     if entity is None:
         return HttpResponse('<section id="entity-panel" class="card panel"></section>')
-    context = entity_panel_context(view, entity, policy.can_edit_layer(request.user, layer))
+    context = entity_panel_context(view, entity, layer.user_can_edit)
     return render(request, "frontend/workspace/entity_panel.html", context)
 
 
 def _mention(layer: AnnotationLayer, mention_id: int) -> Mention:
-    return get_object_or_404(Mention.objects.select_related("entity"), pk=mention_id, layer=layer)
+    mention = get_object_or_404(Mention.objects.select_related("entity"), pk=mention_id, layer=layer)
+    mention.layer = layer
+    return mention
 
 
 def _entity(layer: AnnotationLayer, entity_id: int) -> Entity:
-    return get_object_or_404(Entity, pk=entity_id, layer=layer)
+    entity = get_object_or_404(Entity, pk=entity_id, layer=layer)
+    entity.layer = layer  # already loaded; the services then bump its version in place
+    return entity
 
 
 @workspace_action
 def create_mention(request, layer, *, version):
     mention = mentions.create_mention(
-        layer, actor=request.user, start_offset=_int(request, "start"), end_offset=_int(request, "end"),
-        entity_type=request.POST.get("entity_type"), expected_version=version, snap=True,
+        layer,
+        actor=request.user,
+        start_offset=_int(request, "start"),
+        end_offset=_int(request, "end"),
+        entity_type=request.POST.get("entity_type"),
+        expected_version=version,
+        snap=True,
     )
     return workspace_update(
-        request, layer, editable=True, ranges=[(mention.start_offset, mention.end_offset)],
-        entities=[mention.entity_id], structure=True, select=(mention.entity_id, mention.pk),
+        request,
+        layer,
+        editable=True,
+        ranges=[(mention.start_offset, mention.end_offset)],
+        entities=[mention.entity_id],
+        structure=True,
+        select=(mention.entity_id, mention.pk),
         message=f"Added “{mention.span_text}” as {mention.entity_type}.",
     )
 
@@ -114,13 +133,23 @@ def update_mention(request, layer, *, version, mention_id):
     mention = _mention(layer, mention_id)
     before = (mention.start_offset, mention.end_offset)
     changed = mentions.update_mention(
-        mention, actor=request.user, start_offset=_int(request, "start"), end_offset=_int(request, "end"),
-        entity_type=request.POST.get("entity_type") or None, expected_version=version,
+        mention,
+        actor=request.user,
+        start_offset=_int(request, "start"),
+        end_offset=_int(request, "end"),
+        entity_type=request.POST.get("entity_type") or None,
+        expected_version=version,
         snap=_int(request, "start") is not None,
     )
     return workspace_update(
-        request, layer, editable=True, ranges=[before], entities=[changed.entity_id], structure=True,
-        select=(changed.entity_id, changed.pk), message=f"“{changed.span_text}” is now {changed.entity_type}.",
+        request,
+        layer,
+        editable=True,
+        ranges=[before],
+        entities=[changed.entity_id],
+        structure=True,
+        select=(changed.entity_id, changed.pk),
+        message=f"“{changed.span_text}” is now {changed.entity_type}.",
     )
 
 
@@ -140,8 +169,13 @@ def split_mention(request, layer, *, version, mention_id):
     old_entity = mention.entity_id
     new_entity = coreference.split_mention(mention, actor=request.user, expected_version=version)
     return workspace_update(
-        request, layer, editable=True, entities=[old_entity, new_entity.pk], structure=True,
-        select=(new_entity.pk, mention.pk), message=f"“{mention.span_text}” is now an entity of its own.",
+        request,
+        layer,
+        editable=True,
+        entities=[old_entity, new_entity.pk],
+        structure=True,
+        select=(new_entity.pk, mention.pk),
+        message=f"“{mention.span_text}” is now an entity of its own.",
     )
 
 
@@ -149,10 +183,13 @@ def split_mention(request, layer, *, version, mention_id):
 def set_decision(request, layer, *, version, entity_id):
     entity = _entity(layer, entity_id)
     decisions.set_entity_decision(
-        entity, actor=request.user, identifier_type=request.POST.get("identifier_type") or None,
-        confidential_status=request.POST.get("confidential_status") or None, expected_version=version,
+        entity,
+        actor=request.user,
+        identifier_type=request.POST.get("identifier_type") or None,
+        confidential_status=request.POST.get("confidential_status") or None,
+        expected_version=version,
     )
-    return workspace_update(request, layer, editable=True, entities=[entity.pk])
+    return workspace_update(request, layer, editable=True, entities=[entity.pk], decision_only=True)
 
 
 @workspace_action
@@ -160,7 +197,11 @@ def annotate_occurrences(request, layer, *, version, entity_id):
     entity = _entity(layer, entity_id)
     created = occurrences.annotate_all_occurrences(entity, actor=request.user, expected_version=version)
     return workspace_update(
-        request, layer, editable=True, ranges=[(m.start_offset, m.end_offset) for m in created], entities=[entity.pk],
+        request,
+        layer,
+        editable=True,
+        ranges=[(m.start_offset, m.end_offset) for m in created],
+        entities=[entity.pk],
         message=f"Annotated {len(created)} more occurrence(s)." if created else "No other occurrence to annotate.",
     )
 
@@ -172,7 +213,13 @@ def merge_entities(request, layer, *, version, entity_id):
     moved = list(source.mentions.values_list("start_offset", "end_offset"))
     coreference.merge_entities(target, source, actor=request.user, expected_version=version)
     return workspace_update(
-        request, layer, editable=True, ranges=moved, entities=[target.pk], structure=True, select=(target.pk, 0),
+        request,
+        layer,
+        editable=True,
+        ranges=moved,
+        entities=[target.pk],
+        structure=True,
+        select=(target.pk, 0),
         message=f"Merged {len(moved)} mention(s) into this entity.",
     )
 

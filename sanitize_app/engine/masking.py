@@ -3,6 +3,7 @@
 Direct and quasi identifiers are replaced character by character (``*``), so every
 offset of the original text still points at the same place; confidential attributes
 stay readable and are reported for marking."""
+
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 

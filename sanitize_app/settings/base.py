@@ -141,9 +141,12 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Celery: with no broker configured (the embedded default) tasks run in-process.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
-CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+_BROKER = env_str("CELERY_BROKER_URL", "")
+CELERY_TASK_ALWAYS_EAGER = not _BROKER
+# In-process transport when embedded: eager tasks never touch it, and Celery does not
+# go looking for an AMQP server on localhost.
+CELERY_BROKER_URL = _BROKER or "memory://"
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", _BROKER)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -158,7 +161,7 @@ CELERY_TASK_ROUTES = {
 
 # The cache carries live progress between workers and web processes: Redis when one is
 # configured, process memory on the embedded default (tasks run in the web process).
-CACHE_URL = env_str("CACHE_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else "")
+CACHE_URL = env_str("CACHE_URL", _BROKER if _BROKER.startswith("redis") else "")
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "sanitize"}
@@ -166,6 +169,10 @@ CACHES = {
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
+
+# Sessions read from the cache, written through to the database: one query less per
+# request, and nobody is logged out when the cache is flushed.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 LOGGING = {
     "version": 1,

@@ -8,3 +8,13 @@ from .development import *  # noqa: F401,F403
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # MEDIA_ROOT is pointed at a temporary folder by an autouse fixture (tests/conftest.py).
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # A file, not shared-cache memory: the browser tests' live server thread and the test
+    # thread then wait for each other's locks (WAL, busy timeout) instead of failing.
+    import os
+    import tempfile
+
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": os.path.join(tempfile.gettempdir(), f"sanitize-test-{os.getpid()}.sqlite3")
+    }

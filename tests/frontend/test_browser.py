@@ -3,9 +3,6 @@
 The browser is the system Chromium (Playwright cannot download one here); a
 screenshot of the document page is kept in artifacts/ for people to look at."""
 
-import os
-import shutil
-
 import pytest
 from django.contrib.auth.models import Permission
 
@@ -14,28 +11,7 @@ from annotation.models import Corpus, CorpusMembership
 from tests.conftest import REPO, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = REPO / "artifacts"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not shutil.which(CHROMIUM):
-        pytest.fail("Chromium is needed for the browser tests: install it (apt-get install chromium) or set CHROMIUM.")
-    # Playwright's sync API runs an event loop in this thread; the ORM calls made by the
-    # test itself are still synchronous.
-    from playwright.sync_api import sync_playwright
-
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-            )
-            yield browser
-            browser.close()
-    finally:
-        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
 
 
 def test_manager_logs_in_and_reads_an_imported_document(browser, live_server, pick, import_documents):

@@ -18,7 +18,9 @@
   const TYPE_KEYS = { p: "PERSON", c: "CODE", l: "LOC", o: "ORG", d: "DEM", t: "DATETIME", q: "QUANTITY", m: "MISC" };
   const DECISION_KEYS = { 1: "DIRECT", 2: "QUASI", 3: "NO_MASK" };
   const CONFIDENTIAL_KEYS = { n: "NOT_CONFIDENTIAL", b: "BELIEF", p: "POLITICS", s: "SEX", e: "ETHNIC", h: "HEALTH" };
-  const state = { entity: null, mention: null, review: false, merging: false, pending: null, menuKeys: null };
+  // seq counts the user's selections: an answer may only change the selection if the
+  // user has not selected something else since the request left.
+  const state = { entity: null, mention: null, review: false, merging: false, pending: null, menuKeys: null, seq: 0 };
 
   // Answers the workspace expects to swap even when they are not 2xx.
   htmx.config.responseHandling = [
@@ -53,13 +55,16 @@
     if (!editable) return Promise.resolve();
     inFlight += 1;
     queue = queue
-      .then(() =>
-        htmx.ajax("POST", url, {
-          source: ws,
-          swap: "none",
-          values: Object.assign({ layer_version: version(), current_entity: state.entity || "" }, values || {}),
-        })
-      )
+      .then(() => {
+        const seq = state.seq;
+        return htmx
+          .ajax("POST", url, {
+            source: ws,
+            swap: "none",
+            values: Object.assign({ layer_version: version(), current_entity: state.entity || "" }, values || {}),
+          })
+          .then(() => applySelection(seq));
+      })
       .catch(() => flash("The server could not be reached: your last change was NOT saved. Try again.", "error"))
       .finally(() => {
         inFlight -= 1;
@@ -85,6 +90,15 @@
       "error"
     );
   });
+
+  function applySelection(seq) {
+    const box = document.getElementById("ws-state");
+    const wanted = box.dataset.select;
+    delete box.dataset.select;
+    if (!wanted || seq !== state.seq) return;
+    const [entity, mention] = wanted.split(":");
+    select(entity, mention, { load: false });
+  }
 
   // ---- Offsets ----------------------------------------------------------------------
   function codePoints(text) {
@@ -138,11 +152,6 @@
 
   // ---- The current entity and mention ----------------------------------------------
   function highlight() {
-    if (state.entity && !document.getElementById(`ent-${state.entity}`)) {
-      // The entity went away (deleted, merged, undone): nothing is current any more.
-      state.entity = null;
-      state.mention = null;
-    }
     $$("mark.cur").forEach((mark) => mark.classList.remove("cur", "curm"));
     $$("#entity-list > li.cur").forEach((row) => row.classList.remove("cur"));
     if (!state.entity) return;
@@ -163,12 +172,14 @@
 
   function select(entityId, mentionId, options) {
     const opts = Object.assign({ load: true, scroll: false }, options);
+    state.seq += 1;
     state.entity = entityId ? String(entityId) : null;
     if (mentionId && String(mentionId) !== "0") state.mention = String(mentionId);
     else if (state.entity) {
       const first = $(`#doc-text mark[data-e="${state.entity}"]`);
       state.mention = first ? first.dataset.m : null;
     }
+    if (!state.entity) state.mention = null;
     highlight();
     if (opts.scroll && state.mention) scrollToMention(state.mention);
     if (opts.load && state.entity) {
@@ -223,11 +234,13 @@
   function toggleReview() {
     state.review = !state.review;
     setMode();
-    if (state.review) {
-      const row = state.entity ? null : entityRows().find((r) => r.classList.contains("undecided")) || entityRows()[0];
-      if (row) select(row.dataset.e, row.dataset.first, { scroll: true });
-      else if (state.entity) scrollToMention(state.mention);
-    }
+    if (!state.review) return;
+    // Start at the current entity if it still needs a decision, else at the next one that does.
+    const current = state.entity && document.getElementById(`ent-${state.entity}`);
+    if (current && current.classList.contains("undecided")) return scrollToMention(state.mention);
+    if (current) return step(1, true);
+    const row = entityRows().find((r) => r.classList.contains("undecided")) || entityRows()[0];
+    if (row) select(row.dataset.e, row.dataset.first, { scroll: true });
   }
 
   // ---- Actions ------------------------------------------------------------------------
@@ -408,10 +421,13 @@
   document.addEventListener("keydown", (event) => {
     const field = event.target.closest("input, select, textarea");
     if (event.key === "Escape") {
+      // Close what is open; with nothing open, leave review mode, then deselect.
+      const open = state.menuKeys || $("#dialog").innerHTML.trim() || !$("#help").hidden || state.merging;
       closeMenu();
       closeDialogs();
       state.merging = false;
-      if (state.review) state.review = false;
+      if (!open && state.review) state.review = false;
+      else if (!open) select(null, null, { load: false });
       setMode();
       return;
     }
@@ -468,10 +484,12 @@
     }
   });
 
-  document.body.addEventListener("ws-select", (event) => {
-    select(event.detail.entity, event.detail.mention, { load: false });
-  });
   document.body.addEventListener("htmx:afterSettle", () => {
+    if (state.entity && !document.getElementById(`ent-${state.entity}`)) {
+      // The entity went away (deleted, merged, undone): nothing is current any more.
+      state.entity = null;
+      state.mention = null;
+    }
     highlight();
     // Informative messages fade; errors stay until the next action.
     const message = $("#flash p.flash-info");

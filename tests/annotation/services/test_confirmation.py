@@ -1,4 +1,5 @@
 """The checks run before a layer is confirmed, on a hand-made case."""
+
 import pytest
 
 from annotation.enums import LayerStatus

@@ -12,20 +12,30 @@ from .conftest import TEXT, span
 def test_the_review_masks_direct_and_quasi_and_marks_confidential(layer, people):
     ann = people["ann"]
     name = span("Mr John Smith")
-    create_mention(layer, actor=ann, start_offset=name[0], end_offset=name[1], entity_type="PERSON",
-                   identifier_type="DIRECT")
+    create_mention(
+        layer, actor=ann, start_offset=name[0], end_offset=name[1], entity_type="PERSON", identifier_type="DIRECT"
+    )
     year = span("1961")
-    create_mention(layer, actor=ann, start_offset=year[0], end_offset=year[1], entity_type="DATETIME",
-                   identifier_type="NO_MASK", confidential_status="HEALTH")
+    create_mention(
+        layer,
+        actor=ann,
+        start_offset=year[0],
+        end_offset=year[1],
+        entity_type="DATETIME",
+        identifier_type="NO_MASK",
+        confidential_status="HEALTH",
+    )
     review = render_masked_review(layer)
-    expected = TEXT[: name[0]] + "*" * len("Mr John Smith") + TEXT[name[1]:]
+    expected = TEXT[: name[0]] + "*" * len("Mr John Smith") + TEXT[name[1] :]
     assert review.masked_text == expected
     assert review.confidential_spans == [[year[0], year[1], "HEALTH"]]
     assert review.masked_mentions == 1 and review.layer_version == layer.version
 
 
 def test_rendering_an_unchanged_layer_again_only_reads(layer, people):
-    create_mention(layer, actor=people["ann"], start_offset=0, end_offset=3, entity_type="MISC", identifier_type="QUASI")
+    create_mention(
+        layer, actor=people["ann"], start_offset=0, end_offset=3, entity_type="MISC", identifier_type="QUASI"
+    )
     first = render_masked_review(layer)
     with CaptureQueriesContext(connection) as queries:
         again = render_masked_review(layer)
@@ -36,7 +46,9 @@ def test_rendering_an_unchanged_layer_again_only_reads(layer, people):
 
 
 def test_the_task_renders_the_review(layer, people, eager_tasks):
-    create_mention(layer, actor=people["ann"], start_offset=0, end_offset=3, entity_type="MISC", identifier_type="QUASI")
+    create_mention(
+        layer, actor=people["ann"], start_offset=0, end_offset=3, entity_type="MISC", identifier_type="QUASI"
+    )
     result = render_task.delay(layer.pk).get()
     assert result == {"layer": layer.pk, "layer_version": layer.version, "masked_mentions": 1}
     assert layer.version == 1

@@ -12,7 +12,9 @@ def test_word_occurrences_are_whole_words_only():
 def test_other_occurrences_join_the_entity_with_its_decision(layer, people):
     ann = people["ann"]
     start, end = span("Oslo")
-    oslo = create_mention(layer, actor=ann, start_offset=start, end_offset=end, entity_type="LOC", identifier_type="QUASI")
+    oslo = create_mention(
+        layer, actor=ann, start_offset=start, end_offset=end, entity_type="LOC", identifier_type="QUASI"
+    )
     assert unannotated_occurrences(layer, {"Oslo"}) == [(span("Oslo", 1)[0], span("Oslo", 1)[1], "Oslo")]
     created = annotate_all_occurrences(oslo.entity, actor=ann)
     assert [(m.start_offset, m.span_text, m.identifier_type, m.entity_id) for m in created] == [

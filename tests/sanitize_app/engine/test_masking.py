@@ -28,5 +28,8 @@ def test_overlapping_spans_and_line_breaks():
 
 
 def test_the_engine_imports_nothing_from_django():
-    code = "import sys, sanitize_app.engine.masking; sys.exit(1 if any(m.startswith('django') for m in sys.modules) else 0)"
+    code = (
+        "import sys, sanitize_app.engine.masking; "
+        "sys.exit(1 if any(m.startswith('django') for m in sys.modules) else 0)"
+    )
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0
