@@ -102,7 +102,7 @@ def full_refresh(
     layer.refresh_from_db(fields=["version", "status"])
     view = LayerView(layer)
     parts = [
-        f'<div id="doc-text" class="doc-text" hx-swap-oob="true">{render_blocks(view)}</div>',
+        f'<div id="doc-text" class="doc-text" lang="en" tabindex="0" hx-swap-oob="true">{render_blocks(view)}</div>',
         render_entity_list(view, oob=True),
         render_progress(view, oob=True),
         panel_html(request, view, _current_entity(request), editable),

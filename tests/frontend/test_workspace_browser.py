@@ -201,6 +201,19 @@ def test_offsets_are_exact_beyond_the_basic_multilingual_plane(login, corpus):
         page.wait_for_selector("#menu:not([hidden])")
         page.keyboard.press(key)
         page.wait_for_selector(f"#doc-text mark[data-m]:text-is('{needle}')")
+    # Keyboard only: a selection made without the mouse (caret browsing), then Enter.
+    page.evaluate(
+        """() => {
+          const run = [...document.querySelectorAll('#doc-text [data-o]')].find(r => r.textContent.includes('𝒜rles'));
+          const node = run.firstChild, i = node.data.indexOf('𝒜rles'), range = document.createRange();
+          range.setStart(node, i); range.setEnd(node, i + '𝒜rles'.length);
+          getSelection().removeAllRanges(); getSelection().addRange(range);
+        }"""
+    )
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#menu:not([hidden])")
+    page.keyboard.press("l")
+    page.wait_for_selector("#doc-text mark[data-m]:text-is('𝒜rles')")
     spans = list(
         Mention.objects.filter(layer=layer)
         .order_by("start_offset")
@@ -208,6 +221,7 @@ def test_offsets_are_exact_beyond_the_basic_multilingual_plane(login, corpus):
     )
     # Offsets are Python code points: each emoji and the mathematical A count once, not twice.
     assert spans == [
+        (text.index("𝒜rles"), text.index("𝒜rles") + 5, "𝒜rles"),
         (text.index("Zoe"), text.index("Zoe") + len("Zoe\u0301 Martin-Dupont"), "Zoe\u0301 Martin-Dupont"),
         (text.index("Ana"), text.index("Ana") + 3, "Ana"),
         (text.index("3 May"), text.index("3 May") + 5, "3 May"),

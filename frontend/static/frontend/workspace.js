@@ -450,6 +450,14 @@
     }
     if ($("#dialog").innerHTML.trim() || !$("#help").hidden) return; // a dialog is open
     const key = event.key;
+    if (key === "Enter" && editable) {
+      // Keyboard selection (caret browsing, F7): Enter annotates what is selected.
+      const span = selectionSpan();
+      if (span) {
+        event.preventDefault();
+        return openSelectionMenu(span);
+      }
+    }
     const handlers = {
       "?": () => ($("#help").hidden = false),
       r: () => editable && toggleReview(),

@@ -47,6 +47,21 @@ def test_creating_a_mention_snaps_the_selection_and_returns_its_line(layer, peop
     assert f'data-select="{mention.entity_id}:{mention.pk}"' in response.content.decode()
 
 
+def test_resizing_a_mention_snaps_and_keeps_edit_type(layer, people, client_for):
+    ann = people["ann"]
+    mention = create_mention(
+        layer, actor=ann, start_offset=at("Izmir")[0], end_offset=at("Izmir")[1], entity_type="LOC"
+    )
+    start = TEXT.index("lives in Izmir")
+    response = post(
+        client_for(ann), layer, f"mentions/{mention.pk}/", start=start + 2, end=start + len("lives in Izmir")
+    )
+    assert response.status_code == 200
+    mention.refresh_from_db()
+    assert mention.span_text == "lives in Izmir" and mention.edit_type == "insert"
+    assert blocks(response) == ["0"]
+
+
 def test_a_decision_redraws_exactly_the_lines_of_the_entity(layer, people, client_for):
     ann = people["ann"]
     first = create_mention(layer, actor=ann, start_offset=at("Izmir")[0], end_offset=at("Izmir")[1], entity_type="LOC")
