@@ -5,30 +5,26 @@
  * that changed (HTMX out-of-band swaps). A stale version is refused by the server,
  * which then sends the current state.
  *
- * Offsets: browsers measure selections in UTF-16 code units, TAB in code points. Every
- * run of text carries its code-point offset (data-o); a selection boundary becomes
- * data-o + the number of code points before it in its run.
+ * Offsets: see offsets.js; the write queue: writes.js.
  */
-(function () {
-  "use strict";
+import { KeyMenu } from "./menu.js";
+import { selectionSpan as spanIn } from "./offsets.js";
+import { flash, WriteQueue } from "./writes.js";
 
-  const ws = document.getElementById("workspace");
-  if (!ws) return;
+const ws = document.getElementById("workspace");
+if (ws) start(ws);
+
+function start(ws) {
   const editable = ws.dataset.editable === "1";
   const TYPE_KEYS = { p: "PERSON", c: "CODE", l: "LOC", o: "ORG", d: "DEM", t: "DATETIME", q: "QUANTITY", m: "MISC" };
   const DECISION_KEYS = { 1: "DIRECT", 2: "QUASI", 3: "NO_MASK" };
   const CONFIDENTIAL_KEYS = { n: "NOT_CONFIDENTIAL", b: "BELIEF", p: "POLITICS", s: "SEX", e: "ETHNIC", h: "HEALTH" };
   // seq counts the user's selections: an answer may only change the selection if the
   // user has not selected something else since the request left.
-  const state = { entity: null, mention: null, review: false, merging: false, pending: null, menuKeys: null, seq: 0 };
-
-  // Answers the workspace expects to swap even when they are not 2xx.
-  htmx.config.responseHandling = [
-    { code: "204", swap: false },
-    { code: "[23]..", swap: true },
-    { code: "(403|409|422)", swap: true, error: false },
-    { code: "[45]..", swap: false, error: true },
-  ];
+  const state = { entity: null, mention: null, review: false, merging: false, pending: null, seq: 0 };
+  const menu = new KeyMenu(document.getElementById("menu"));
+  const selectionSpan = () => spanIn(textRoot());
+  const runs = () => Array.from(textRoot().querySelectorAll("[data-o]"));
 
   const $ = (selector) => document.querySelector(selector);
   const $$ = (selector) => Array.from(document.querySelectorAll(selector));
@@ -37,59 +33,16 @@
   const urlFor = (name, id) => ws.dataset[name].replace("/0/", `/${id}/`);
   const version = () => document.getElementById("ws-state").dataset.version;
 
-  function flash(message, level) {
-    const box = document.getElementById("flash");
-    box.innerHTML = "";
-    if (!message) return;
-    const p = document.createElement("p");
-    p.className = `flash-${level || "info"}`;
-    p.textContent = message;
-    box.appendChild(p);
-  }
+  const writes = new WriteQueue(ws, () => ({ layer_version: version(), current_entity: state.entity || "" }));
 
-  // ---- Writes: one at a time, in order, each with the current version ------------
-  let queue = Promise.resolve();
-  let inFlight = 0;
-
+  /** Send a change; the answer may make an entity current, unless the user moved on. */
   function post(url, values) {
     if (!editable) return Promise.resolve();
-    inFlight += 1;
-    queue = queue
-      .then(() => {
-        const seq = state.seq;
-        return htmx
-          .ajax("POST", url, {
-            source: ws,
-            swap: "none",
-            values: Object.assign({ layer_version: version(), current_entity: state.entity || "" }, values || {}),
-          })
-          .then(() => applySelection(seq));
-      })
-      .catch(() => flash("The server could not be reached: your last change was NOT saved. Try again.", "error"))
-      .finally(() => {
-        inFlight -= 1;
-      });
-    return queue;
+    return writes.post(url, values, () => {
+      const seq = state.seq; // taken when the request leaves
+      return () => applySelection(seq);
+    });
   }
-
-  window.addEventListener("beforeunload", (event) => {
-    if (inFlight > 0) {
-      event.preventDefault();
-      event.returnValue = "";
-    }
-  });
-  document.body.addEventListener("htmx:sendError", () =>
-    flash("The server could not be reached: your last change was NOT saved. Try again.", "error")
-  );
-  document.body.addEventListener("htmx:responseError", (event) => {
-    const code = event.detail.xhr.status;
-    flash(
-      code === 404
-        ? "That mention or entity no longer exists (it was changed meanwhile). Reload the page to see the current state."
-        : `The server could not save this change (error ${code}). Reload the page; nothing else was lost.`,
-      "error"
-    );
-  });
 
   function applySelection(seq) {
     const box = document.getElementById("ws-state");
@@ -98,56 +51,6 @@
     if (!wanted || seq !== state.seq) return;
     const [entity, mention] = wanted.split(":");
     select(entity, mention, { load: false });
-  }
-
-  // ---- Offsets ----------------------------------------------------------------------
-  function codePoints(text) {
-    let count = 0;
-    for (const _ of text) count += 1; // iterates by code point: a surrogate pair counts once
-    return count;
-  }
-
-  function runs() {
-    return Array.from(textRoot().querySelectorAll("[data-o]"));
-  }
-
-  function offsetAt(container, offset, isEnd) {
-    const root = textRoot();
-    if (container.nodeType === Node.TEXT_NODE) {
-      const run = container.parentElement && container.parentElement.closest("[data-o]");
-      if (run && root.contains(run)) return Number(run.dataset.o) + codePoints(container.data.slice(0, offset));
-    }
-    // A boundary between elements: the first run after it (start) or the last before it (end).
-    const point = document.createRange();
-    point.setStart(container, offset);
-    const all = runs();
-    if (isEnd) {
-      for (let i = all.length - 1; i >= 0; i -= 1) {
-        if (point.comparePoint(all[i], 0) < 0) return Number(all[i].dataset.o) + codePoints(all[i].textContent);
-      }
-      return 0;
-    }
-    for (const run of all) {
-      if (point.comparePoint(run, 0) >= 0) return Number(run.dataset.o);
-    }
-    const last = all[all.length - 1];
-    return last ? Number(last.dataset.o) + codePoints(last.textContent) : 0;
-  }
-
-  function selectionSpan() {
-    const selection = window.getSelection();
-    if (!selection.rangeCount || selection.isCollapsed) return null;
-    const range = selection.getRangeAt(0);
-    const root = textRoot();
-    if (!root.contains(range.startContainer) && !root.contains(range.endContainer)) return null;
-    const all = runs();
-    const start = root.contains(range.startContainer)
-      ? offsetAt(range.startContainer, range.startOffset, false)
-      : Number(all[0].dataset.o);
-    const end = root.contains(range.endContainer)
-      ? offsetAt(range.endContainer, range.endOffset, true)
-      : offsetAt(root, root.childNodes.length, true);
-    return end > start ? { start, end, rect: range.getBoundingClientRect() } : null;
   }
 
   // ---- The current entity and mention ----------------------------------------------
@@ -287,41 +190,11 @@
   }
 
   function openMenu(title, options, anchor) {
-    const menu = document.getElementById("menu");
-    menu.innerHTML = "";
-    const heading = document.createElement("p");
-    heading.className = "menu-title";
-    heading.textContent = title;
-    menu.appendChild(heading);
-    state.menuKeys = {};
-    options.forEach((option) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = `menu-item ${option.cls || ""}`;
-      button.setAttribute("role", "menuitem");
-      button.innerHTML = `<kbd></kbd> <span></span>`;
-      button.querySelector("kbd").textContent = option.key;
-      button.querySelector("span").textContent = option.label;
-      button.addEventListener("click", () => {
-        closeMenu();
-        option.run();
-      });
-      state.menuKeys[option.key] = option.run;
-      menu.appendChild(button);
-    });
-    const rect = anchor && anchor.getBoundingClientRect ? anchor.getBoundingClientRect() : anchor;
-    menu.hidden = false;
-    const top = rect ? rect.bottom + 6 : 120;
-    const left = rect ? rect.left : 120;
-    menu.style.top = `${Math.min(top, window.innerHeight - menu.offsetHeight - 8)}px`;
-    menu.style.left = `${Math.min(left, window.innerWidth - menu.offsetWidth - 8)}px`;
-    menu.querySelector("button").focus({ preventScroll: true });
+    menu.open(title, options, anchor);
   }
 
   function closeMenu() {
-    const menu = document.getElementById("menu");
-    menu.hidden = true;
-    state.menuKeys = null;
+    menu.close();
     state.pending = null;
   }
 
@@ -422,7 +295,7 @@
     const field = event.target.closest("input, select, textarea");
     if (event.key === "Escape") {
       // Close what is open; with nothing open, leave review mode, then deselect.
-      const open = state.menuKeys || $("#dialog").innerHTML.trim() || !$("#help").hidden || state.merging;
+      const open = menu.isOpen || $("#dialog").innerHTML.trim() || !$("#help").hidden || state.merging;
       closeMenu();
       closeDialogs();
       state.merging = false;
@@ -431,13 +304,8 @@
       setMode();
       return;
     }
-    if (state.menuKeys) {
-      const run = state.menuKeys[event.key.toLowerCase()];
-      if (run) {
-        event.preventDefault();
-        closeMenu();
-        run();
-      }
+    if (menu.isOpen) {
+      if (menu.press(event.key)) event.preventDefault();
       return;
     }
     if (field || event.altKey || event.metaKey) return;
@@ -503,4 +371,4 @@
     const message = $("#flash p.flash-info");
     if (message) setTimeout(() => message.isConnected && message.remove(), 5000);
   });
-})();
+}
