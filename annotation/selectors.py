@@ -2,6 +2,7 @@
 
 from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
 
+from . import permissions as policy
 from .models import AnnotationLayer, Corpus, Entity, Mention
 
 
@@ -55,3 +56,21 @@ def with_progress(layers: QuerySet[AnnotationLayer]) -> QuerySet[AnnotationLayer
         entity_count=Count("entities", distinct=True),
         undecided_count=Count("entities", distinct=True, filter=Q(entities__mentions__identifier_type__isnull=True)),
     )
+
+
+def corpora_overview(user) -> list[Corpus]:
+    """The user's corpora with ``document_count`` and ``visible_count``: the whole corpus
+    for its managers, the documents they have a layer on for everybody else."""
+    corpora = list(with_corpus_counts(policy.visible_corpora(user)).order_by("name"))
+    managed = set(policy.managed_corpora(user).values_list("pk", flat=True))
+    mine = dict(
+        policy.visible_documents(user)
+        .order_by()
+        .values("corpus")
+        .annotate(n=Count("id", distinct=True))
+        .values_list("corpus", "n")
+    )
+    for corpus in corpora:
+        corpus.is_managed = corpus.pk in managed
+        corpus.visible_count = corpus.document_count if corpus.is_managed else mine.get(corpus.pk, 0)
+    return corpora

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from annotation import permissions as policy
 from annotation.enums import EntityType, IdentifierType, LayerStatus
 from annotation.models import AnnotationLayer, ImportJob, Mention
-from annotation.selectors import with_corpus_counts, with_entity_summary, with_progress
+from annotation.selectors import corpora_overview, with_corpus_counts, with_entity_summary, with_progress
 from annotation.services.errors import DomainError
 from annotation.services.import_jobs import documents_done
 from annotation.tasks import submit_import_job
@@ -41,7 +41,7 @@ def home(request):
         request,
         "frontend/home.html",
         {
-            "corpora": with_corpus_counts(policy.visible_corpora(user)),
+            "corpora": corpora_overview(user),
             "my_layers": layers[:50],
             "reviewing": reviewing[:50],
         },

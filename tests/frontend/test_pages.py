@@ -27,7 +27,7 @@ def test_login_page_renders(db):
 
 def test_home_lists_corpora_and_my_assignments(scenario):
     page = client_for(scenario["ann"]).get("/").content.decode()
-    assert scenario["corpus"].name in page
+    assert scenario["corpus"].name in page and "1 of its 1 documents are yours" in page
     assert "001-79436" in page and "In progress" in page
 
 
