@@ -46,14 +46,24 @@ def can_create_corpus(user: User) -> bool:
     return not _anonymous(user) and user.has_perm("annotation.add_corpus")
 
 
+def _manages_layer(user: User) -> Exists:
+    """For a layer query: the user manages the layer's corpus."""
+    return Exists(
+        CorpusMembership.objects.filter(corpus_id=OuterRef("document__corpus_id"), user=user, role=Role.MANAGER)
+    )
+
+
+def _reviews_layer(user: User) -> Exists:
+    """For a layer query: the user is paired on the layer as reviewer."""
+    return Exists(ReviewAssignment.objects.filter(layer_id=OuterRef("pk"), reviewer=user))
+
+
 def visible_layers(user: User) -> QuerySet[AnnotationLayer]:
     if _anonymous(user):
         return AnnotationLayer.objects.none()
     if user.is_superuser:
         return AnnotationLayer.objects.all()
-    managed = CorpusMembership.objects.filter(corpus_id=OuterRef("document__corpus_id"), user=user, role=Role.MANAGER)
-    reviewing = ReviewAssignment.objects.filter(layer_id=OuterRef("pk"), reviewer=user)
-    return AnnotationLayer.objects.filter(Q(annotator=user) | Exists(managed) | Exists(reviewing))
+    return AnnotationLayer.objects.filter(Q(annotator=user) | _manages_layer(user) | _reviews_layer(user))
 
 
 def editable_layers(user: User) -> QuerySet[AnnotationLayer]:
@@ -66,11 +76,9 @@ def editable_layers(user: User) -> QuerySet[AnnotationLayer]:
         return AnnotationLayer.objects.none()
     if user.is_superuser:
         return AnnotationLayer.objects.all()
-    managed = CorpusMembership.objects.filter(corpus_id=OuterRef("document__corpus_id"), user=user, role=Role.MANAGER)
-    reviewing = ReviewAssignment.objects.filter(layer_id=OuterRef("pk"), reviewer=user)
     own_open = Q(annotator=user, status__in=[LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED])
-    review_open = Q(Exists(reviewing), status__in=[LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW])
-    return AnnotationLayer.objects.filter(own_open | review_open | Exists(managed))
+    review_open = Q(_reviews_layer(user), status__in=[LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW])
+    return AnnotationLayer.objects.filter(own_open | review_open | _manages_layer(user))
 
 
 def can_edit_layer(user: User, layer: AnnotationLayer) -> bool:

@@ -10,15 +10,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import permissions as policy
-from annotation.enums import EntityType, IdentifierType, LayerStatus
-from annotation.models import AnnotationLayer, ImportJob, Mention
-from annotation.selectors import corpora_overview, with_corpus_counts, with_entity_summary, with_progress
+from annotation.enums import EntityType, LayerStatus
+from annotation.models import AnnotationLayer, ImportJob
+from annotation.selectors import corpora_overview, with_corpus_counts, with_progress
 from annotation.services.errors import DomainError
 from annotation.services.import_jobs import documents_done
 from annotation.tasks import submit_import_job
 
 from .forms import DocumentSearchForm, ImportUploadForm
-from .text_segments import segment_text
+from .workspace.html import render_blocks, render_entity_list
+from .workspace.model import LayerView
 
 
 @login_required
@@ -115,6 +116,8 @@ def corpus_detail(request, pk: int):
 
 @login_required
 def document_detail(request, pk: int):
+    """A document with one of the layers the user may see, read-only (the workspace is
+    where layers change)."""
     user = request.user
     document = get_object_or_404(policy.visible_documents(user).select_related("corpus"), pk=pk)
     layers = list(
@@ -123,8 +126,7 @@ def document_detail(request, pk: int):
     selected = next(
         (layer for layer in layers if str(layer.pk) == request.GET.get("layer")), layers[0] if layers else None
     )
-    mentions = list(Mention.objects.filter(layer=selected).select_related("entity")) if selected else []
-    entities = with_entity_summary(selected.entities.all()).order_by("first_entity_type", "id") if selected else []
+    view = LayerView(selected, text=document.text) if selected else None
     return render(
         request,
         "frontend/document_detail.html",
@@ -132,11 +134,11 @@ def document_detail(request, pk: int):
             "document": document,
             "layers": layers,
             "layer": selected,
-            "segments": segment_text(document.text, mentions),
-            "mention_count": len(mentions),
-            "entities": entities,
+            "text_html": render_blocks(view) if view else "",
+            "entity_list_html": render_entity_list(view) if view else "",
+            "entity_count": len(view.entities) if view else 0,
+            "mention_count": len(view.mentions) if view else 0,
             "entity_types": EntityType,
-            "identifier_types": IdentifierType,
         },
     )
 

@@ -32,9 +32,9 @@ def test_manager_logs_in_and_reads_an_imported_document(browser, live_server, pi
     assert "Cengiz Polat" in rows.nth(0).inner_text()
     page.click("text=annotator10")
     assert page.locator(".taskbox-person").inner_text() == "Cengiz Polat"
-    marks = page.locator("mark[data-mention]")
+    marks = page.locator("mark[data-m]")
     assert marks.count() == 38
-    first = page.locator("mark[data-mention]").first
+    first = page.locator("mark[data-m]").first
     assert first.inner_text().startswith("40593/04")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "document-page.png"))
