@@ -145,7 +145,7 @@ _BROKER = env_str("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not _BROKER
 # In-process transport when embedded: eager tasks never touch it, and Celery does not
 # go looking for an AMQP server on localhost.
-CELERY_BROKER_URL = _BROKER or "memory://"
+CELERY_BROKER_URL = _BROKER or "memory://localhost/"
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", _BROKER)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
