@@ -1,0 +1,59 @@
+"""Putting the indicators' verdicts together: an entity is risky when at least ``k`` of
+the available model-based indicators say so; risky combinations are collected from all.
+
+When no model-based indicator is available, the guideline rules decide (and the
+result says so): the engine never pretends a model judged what rules decided."""
+
+from dataclasses import dataclass, field
+
+from ..context import DocumentContext
+from .base import Combination, IndicatorStatus, RiskIndicator, status_of
+from .rules import GuidelineRules
+
+
+@dataclass
+class RiskAssessment:
+    risky: dict[int, list[str]] = field(default_factory=dict)  # entity -> reasons
+    scores: dict[int, float] = field(default_factory=dict)  # entity -> highest score
+    combinations: list[Combination] = field(default_factory=list)
+    statuses: list[IndicatorStatus] = field(default_factory=list)
+    decided_by: str = ""
+
+
+class CombinedRisk:
+    def __init__(self, indicators: list[RiskIndicator], k: int = 1, fallback: RiskIndicator | None = None):
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        self.indicators, self.k = indicators, k
+        self.fallback = fallback or GuidelineRules()
+
+    @property
+    def statuses(self) -> list[IndicatorStatus]:
+        return [status_of(indicator) for indicator in self.indicators]
+
+    def assess(self, context: DocumentContext) -> RiskAssessment:
+        active = [indicator for indicator in self.indicators if indicator.available]
+        assessment = RiskAssessment(statuses=self.statuses)
+        if not active:
+            active, k = [self.fallback], 1
+            assessment.decided_by = f"{self.fallback.name} (no model-based indicator available)"
+        else:
+            k = min(self.k, len(active))
+            assessment.decided_by = f"at least {k} of: " + ", ".join(i.name for i in active)
+        votes: dict[int, list[str]] = {}
+        for indicator in active:
+            try:
+                output = indicator.assess(context)
+            except Exception as exc:  # a failing indicator is reported, never fatal
+                assessment.statuses = [
+                    IndicatorStatus(s.name, False, f"failed on this document: {exc}") if s.name == indicator.name else s
+                    for s in assessment.statuses
+                ]
+                continue
+            for index, judgement in output.entities.items():
+                assessment.scores[index] = max(assessment.scores.get(index, 0.0), judgement.score)
+                if judgement.risky:
+                    votes.setdefault(index, []).append(judgement.explanation)
+            assessment.combinations += output.combinations
+        assessment.risky = {index: reasons for index, reasons in votes.items() if len(reasons) >= k}
+        return assessment

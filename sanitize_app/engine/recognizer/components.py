@@ -1,0 +1,62 @@
+"""The recognizer as spaCy pipeline components (registered factories).
+
+Each component adds its candidates to ``doc.user_data["tab_candidates"]``;
+``tab_resolver`` keeps the longest of overlapping ones and stores the result in
+``doc.user_data["tab_spans"]`` (character offsets, exact: TAB offsets do not follow
+token boundaries). The person to protect is read from ``doc.user_data["tab_person"]``.
+"""
+
+from spacy.language import Language
+
+from .gazetteers import gazetteer_candidates, load_gazetteers
+from .names import name_candidates
+from .patterns import pattern_candidates
+from .resolve import resolve_overlaps
+from .statistical import ner_candidates
+
+CANDIDATES = "tab_candidates"
+SPANS = "tab_spans"
+PERSON = "tab_person"
+
+
+def _add(doc, candidates) -> None:
+    doc.user_data.setdefault(CANDIDATES, []).extend(candidates)
+
+
+@Language.component("tab_patterns")
+def tab_patterns(doc):
+    """DATETIME, CODE and QUANTITY by regular patterns."""
+    _add(doc, pattern_candidates(doc.text))
+    return doc
+
+
+@Language.component("tab_gazetteers")
+def tab_gazetteers(doc):
+    """DEM and MISC from the word lists of data/gazetteers."""
+    _add(doc, gazetteer_candidates(doc.text))
+    return doc
+
+
+@Language.component("tab_names")
+def tab_names(doc):
+    """PERSON, ORG and LOC by name shape (titles, the protected person, organisation
+    head words, places, acronyms)."""
+    _add(doc, name_candidates(doc.text, load_gazetteers(), doc.user_data.get(PERSON, "")))
+    return doc
+
+
+@Language.component("tab_ner_mapping")
+def tab_ner_mapping(doc):
+    """The statistical NER's entities, mapped to TAB types (a no-op without NER)."""
+    if doc.has_annotation("ENT_IOB"):
+        _add(doc, ner_candidates(doc, load_gazetteers()))
+    return doc
+
+
+@Language.component("tab_resolver")
+def tab_resolver(doc):
+    doc.user_data[SPANS] = resolve_overlaps(doc.user_data.pop(CANDIDATES, []))
+    return doc
+
+
+TAB_COMPONENTS = ("tab_ner_mapping", "tab_patterns", "tab_gazetteers", "tab_names", "tab_resolver")
