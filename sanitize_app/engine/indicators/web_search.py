@@ -1,9 +1,10 @@
-"""Web search: can the span be found together with the person on the web?
+"""Web search: would searching for the span lead to the person?
 
 For the person to protect P and an entity E (or a pair of entities), the indicator
-asks a search backend for the documents ("URLs") matching P and those matching E: when
-the two sets meet, E would lead a searcher to P, so E is risky. The hit counts come
-with the explanation. Pairs are asked for entities that are not risky alone.
+asks a search backend for the top results ("URLs") of P and of E: when E's top results
+include a page about P, E would lead a searcher to P, so E is risky. A frequent word
+alone brings up other pages first; two of them together may bring up P's page: such
+pairs are risky combinations (asked for the entities that are safe alone).
 
 The backend is pluggable: the application's default searches a local background
 corpus in its database; ``HttpSearchBackend`` queries a real search API (opt-in)."""
@@ -28,14 +29,14 @@ class SearchBackend(Protocol):
     @property
     def unavailable_reason(self) -> str: ...
 
-    def urls(self, phrases: list[str]) -> set[str]:
-        """Identifiers of the documents that contain every phrase."""
+    def urls(self, phrases: list[str], limit: int = 10) -> list[str]:
+        """The best-ranked documents containing every phrase (at most ``limit``)."""
 
 
 class HttpSearchBackend:
     """A JSON search API: ``url_template`` has a ``{query}`` placeholder (the phrases
-    quoted and joined by spaces); ``results_key`` is the dotted path to the list of
-    results and ``url_key`` the field of each result holding its URL. An API key, if
+    quoted and joined by spaces) and may have ``{limit}``; ``results_key`` is the dotted
+    path to the (ranked) list of results and ``url_key`` the field holding each URL. An API key, if
     any, is read from the environment variable named by ``api_key_env`` and sent as a
     bearer token."""
 
@@ -50,16 +51,17 @@ class HttpSearchBackend:
         self.url_template, self.results_key, self.url_key = url_template, results_key, url_key
         self.api_key_env, self.timeout = api_key_env, timeout
         self.name = f"web search API ({urllib.parse.urlsplit(url_template).netloc})"
-        self._cache: dict[tuple[str, ...], set[str]] = {}
+        self._cache: dict[tuple, list[str]] = {}
 
     available = True
     unavailable_reason = ""
 
-    def urls(self, phrases: list[str]) -> set[str]:
-        key = tuple(sorted(phrases))
+    def urls(self, phrases: list[str], limit: int = 10) -> list[str]:
+        key = (tuple(sorted(phrases)), limit)
         if key not in self._cache:
             query = " ".join(f'"{phrase}"' for phrase in phrases)
-            request = urllib.request.Request(self.url_template.format(query=urllib.parse.quote(query)))
+            url = self.url_template.format(query=urllib.parse.quote(query), limit=limit)
+            request = urllib.request.Request(url)
             if self.api_key_env and os.environ.get(self.api_key_env):
                 request.add_header("Authorization", f"Bearer {os.environ[self.api_key_env]}")
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
@@ -67,17 +69,16 @@ class HttpSearchBackend:
             results = payload
             for part in self.results_key.split(".") if self.results_key else []:
                 results = results.get(part, []) if isinstance(results, dict) else []
-            self._cache[key] = {
-                str(item[self.url_key]) for item in results if isinstance(item, dict) and self.url_key in item
-            }
+            found = [str(item[self.url_key]) for item in results if isinstance(item, dict) and self.url_key in item]
+            self._cache[key] = found[:limit]
         return self._cache[key]
 
 
 class WebSearchIndicator:
     name = "web search"
 
-    def __init__(self, backend: SearchBackend | None, max_pair_entities: int = 12):
-        self.backend, self.max_pair_entities = backend, max_pair_entities
+    def __init__(self, backend: SearchBackend | None, top: int = 10, max_pair_entities: int = 12):
+        self.backend, self.top, self.max_pair_entities = backend, top, max_pair_entities
 
     @property
     def available(self) -> bool:
@@ -93,7 +94,7 @@ class WebSearchIndicator:
         output = IndicatorOutput(self.name)
         if not context.person:
             return output
-        person_urls = self.backend.urls([context.person])
+        person_urls = set(self.backend.urls([context.person], self.top))
         if not person_urls:
             return output
         safe = []
@@ -101,19 +102,19 @@ class WebSearchIndicator:
             if entity.protected:
                 continue
             text = entity.first_text(context.text)
-            shared = person_urls & self.backend.urls([text])
+            shared = person_urls & set(self.backend.urls([text], self.top))
             score = len(shared) / len(person_urls)
             output.entities[entity.index] = Judgement(
                 score,
                 bool(shared),
-                f"web search: found with “{context.person}” in {len(shared)} of {len(person_urls)} documents"
-                + (f" (e.g. {sorted(shared)[0]})" if shared else ""),
+                f"web search: its top {self.top} results include {len(shared)} of the {len(person_urls)} "
+                f"documents about “{context.person}”" + (f" (e.g. {sorted(shared)[0]})" if shared else ""),
             )
             if not shared:
                 safe.append(entity)
         for first, second in combinations(safe[: self.max_pair_entities], 2):
             texts = [first.first_text(context.text), second.first_text(context.text)]
-            shared = person_urls & self.backend.urls(texts)
+            shared = person_urls & set(self.backend.urls(texts, self.top))
             if shared:
                 output.combinations.append(
                     Combination(

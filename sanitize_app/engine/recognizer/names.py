@@ -152,6 +152,9 @@ def capitalised_phrases(text: str, gazetteers: Gazetteers) -> list[tuple[int, in
                     continue
             while run and not _is_capitalised(run[-1].group(0)):
                 run.pop()
+            # Minimal spans: a leading article stays out ("The Turkish Government").
+            while run and run[0].group(0) in ("The", "the", "A", "An"):
+                run.pop(0)
             if run:
                 start = match.start() + run[0].start()
                 end = match.start() + run[-1].end()

@@ -43,11 +43,15 @@ _MONEY_CORE = (
 )
 # "DKK 247,200 (approximately EUR 33,200)": the conversion belongs to the amount.
 _MONEY = rf"{_MONEY_CORE}(?:\s?\((?:approximately |about |around |i\.e\. |or |some )?{_MONEY_CORE}\))?"
+COUNT_NUMBER = (
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)"
+)
 COUNTED_NOUNS = (
-    "counts?|charges?|children|child|victims?|defendants?|witnesses|witness|pages?|cars?|vehicles?|co[-‑]accused|"
-    "persons?|people|men|women|officers?|soldiers?|shots?|bullets?|times|occasions?|letters?|complaints?|"
-    "applications?|hearings?|sessions?|cases?|items?|rooms?|floors?|storeys?|houses?|flats?|shares?|copies|"
-    "sheep|cattle|cows?|trees?|hectares?|plots?|bedrooms?|members?|employees?|workers?|prisoners?|inmates?"
+    "counts|charges|children|child|victims|defendants|witnesses|pages|cars|vehicles|co[-‑]accused|"
+    "persons|people|men|women|officers|soldiers|shots|bullets|letters|complaints|"
+    "hearings|rooms|floors|storeys|houses|flats|shares|copies|"
+    "sheep|cattle|cows|trees|plots|bedrooms|members|employees|workers|prisoners|inmates"
 )
 
 _PATTERNS: list[tuple[str, str, re.Pattern]] = [
@@ -112,7 +116,7 @@ _PATTERNS: list[tuple[str, str, re.Pattern]] = [
         "QUANTITY",
         "count",
         re.compile(
-            rf"\b{NUMBER}(?:\s+(?:other|more|further|different|separate|young|adult|minor|older|younger))?\s+(?:{COUNTED_NOUNS})\b",
+            rf"\b{COUNT_NUMBER}(?:\s+(?:other|more|further|different|separate|young|adult|minor|older|younger))?\s+(?:{COUNTED_NOUNS})\b",
             re.IGNORECASE,
         ),
     ),
