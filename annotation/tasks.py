@@ -1,13 +1,14 @@
 """Celery tasks: thin wrappers around the domain services."""
 
 from celery import shared_task
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from .models import AnnotationLayer, Corpus, ImportJob
-from .services import import_jobs, masked_review
+from .models import AnnotationLayer, Corpus, ImportJob, PreannotationRun, RunDocument
+from .services import import_jobs, masked_review, preannotation
 
 
 @shared_task(name="annotation.tasks.run_import_job", acks_late=True)
@@ -43,3 +44,35 @@ def submit_import_job(corpus: Corpus, upload: UploadedFile, *, actor: AbstractBa
 
     transaction.on_commit(enqueue)
     return job
+
+
+@shared_task(name="annotation.tasks.preannotate_documents", acks_late=True)
+def preannotate_documents(run_id: int, document_ids: list[int]) -> dict:
+    """Pre-annotate one batch of a run. Safe to redeliver: finished documents are skipped."""
+    return preannotation.run_batch(run_id, document_ids)
+
+
+def submit_preannotation(
+    corpus: Corpus, *, documents: list[str] | None = None, actor: AbstractBaseUser | None = None
+) -> PreannotationRun:
+    """Create a run and enqueue its batches once the run is committed."""
+    run = preannotation.start_run(corpus, documents=documents, actor=actor)
+    transaction.on_commit(lambda: enqueue_preannotation(run))
+    return run
+
+
+def enqueue_preannotation(run: PreannotationRun, *, after_each=None) -> int:
+    """Send the run's pending documents to the workers in batches (in-process when
+    embedded, where ``after_each`` sees each batch finish). Returns the batch count."""
+    ids = list(
+        RunDocument.objects.filter(run=run, status=RunDocument.Status.PENDING)
+        .order_by("document__position", "document_id")
+        .values_list("document_id", flat=True)
+    )
+    size = max(1, settings.SANITIZE_PREANNOTATION_BATCH)
+    batches = [ids[i : i + size] for i in range(0, len(ids), size)]
+    for batch in batches:
+        preannotate_documents.delay(run.pk, batch)
+        if after_each:
+            after_each()
+    return len(batches)

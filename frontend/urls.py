@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import views
+from . import preannotation_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -11,6 +11,8 @@ urlpatterns = [
     path("corpora/<int:pk>/audit/", views.corpus_audit, name="corpus-audit"),
     path("corpora/<int:pk>/import/", views.corpus_import, name="corpus-import"),
     path("imports/<int:pk>/", views.import_job_detail, name="import-job"),
+    path("corpora/<int:pk>/preannotate/", preannotation_views.corpus_preannotate, name="corpus-preannotate"),
+    path("preannotation-runs/<int:pk>/", preannotation_views.run_detail, name="preannotation-run"),
     path("documents/<int:pk>/", views.document_detail, name="document-detail"),
     path("work/", views.my_work, name="my-work"),
     path("layers/<int:pk>/", include("frontend.workspace.urls")),

@@ -109,6 +109,7 @@ def corpus_detail(request, pk: int):
             "is_manager": is_manager,
             "import_form": ImportUploadForm() if is_manager else None,
             "imports": corpus.import_jobs.all()[:5] if is_manager else [],
+            "runs": corpus.preannotation_runs.all()[:5] if is_manager else [],
             "team": corpus.memberships.select_related("user").order_by("role", "user__username") if is_manager else [],
         },
     )

@@ -173,3 +173,15 @@ def scenario(corpus, people, pick, import_documents):
         "ann_mention": ann_mention,
         "bob_mention": bob_mention,
     }
+
+
+@pytest.fixture
+def rules_only_engine(settings):
+    """The pre-annotation engine without the spaCy pipeline (fast; the rules still find
+    names, codes, dates...). The engine cache is emptied around the test."""
+    from annotation.services.engine import forget_engines
+
+    settings.SANITIZE_ENGINE = {**settings.SANITIZE_ENGINE, "spacy_pipeline": ""}
+    forget_engines()
+    yield
+    forget_engines()

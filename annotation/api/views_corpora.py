@@ -14,6 +14,7 @@ from ..corpus_io.tab_writer import iter_tab_documents, tab_json_chunks
 from ..models import Corpus, CorpusMembership, ImportJob
 from ..selectors import with_corpus_counts
 from ..services import corpora as corpus_services
+from ..services.preannotation import predicted_masked_spans
 from ..tasks import submit_import_job
 from .filters import DocumentFilter, MembershipFilter
 from .permissions import IsCorpusManager
@@ -76,13 +77,22 @@ class CorpusViewSet(
         return response
 
     @extend_schema(
-        parameters=[OpenApiParameter("annotator", str, required=True)],
+        parameters=[
+            OpenApiParameter("annotator", str, description="Whose masked spans (when source=annotator)."),
+            OpenApiParameter("source", str, enum=["annotator", "preannotation"], description="Default: annotator."),
+        ],
         responses={200: {"type": "object", "additionalProperties": {"type": "array"}}},
     )
     @action(detail=True, methods=["get"], url_path="export/masks")
     def export_masks(self, request, pk=None):
-        """One annotator's masked spans in the official evaluation script's format."""
+        """Masked spans of one annotator, or of the pre-annotation engine, in the
+        official evaluation script's format."""
         corpus = self._managed()
+        source = request.query_params.get("source", "annotator")
+        if source == "preannotation":
+            return Response(predicted_masked_spans(corpus.documents.all()))
+        if source != "annotator":
+            raise ValidationError({"source": f"Unknown source {source!r}: use annotator or preannotation."})
         annotator = request.query_params.get("annotator")
         if not annotator:
             raise ValidationError({"annotator": "Name the annotator whose masked spans to export."})

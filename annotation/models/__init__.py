@@ -1,16 +1,19 @@
 """Models of the TAB workflow, one concept per module."""
 
 from .audit import AuditEvent
+from .background import BackgroundDocument
 from .corpus import Corpus, CorpusMembership
 from .document import Document
 from .imports import ImportJob
 from .layer import AnnotationLayer, ReviewAssignment
 from .mention import Entity, Mention, MentionLink
+from .preannotation import PreannotationRun, Prediction, RunDocument
 from .review import MaskedReview
 
 __all__ = [
     "AnnotationLayer",
     "AuditEvent",
+    "BackgroundDocument",
     "Corpus",
     "CorpusMembership",
     "Document",
@@ -19,5 +22,8 @@ __all__ = [
     "MaskedReview",
     "Mention",
     "MentionLink",
+    "PreannotationRun",
+    "Prediction",
     "ReviewAssignment",
+    "RunDocument",
 ]

@@ -21,6 +21,9 @@ class Entity(models.Model):
 
     layer = models.ForeignKey(AnnotationLayer, on_delete=models.CASCADE, related_name="entities")
     tab_entity_id = models.CharField(max_length=200, help_text="The TAB entity_id.")
+    # Set by every change a person makes to the entity (its mentions, decisions or
+    # coreference): a new pre-annotation run never replaces such an entity.
+    touched = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         verbose_name_plural = "entities"
@@ -61,6 +64,11 @@ class Mention(models.Model):
         default=0, help_text="Order in the imported layer (ties of identical spans)."
     )
     tab_extra = models.JSONField(default=dict, blank=True)
+    # The machine proposal this pre-annotated mention came from (its suggested decision
+    # and reasons); kept apart from the human decision fields above.
+    prediction = models.ForeignKey(
+        "annotation.Prediction", null=True, blank=True, on_delete=models.SET_NULL, related_name="mentions"
+    )
 
     class Meta:
         ordering = ["start_offset", "end_offset", "position", "id"]

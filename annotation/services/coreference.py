@@ -6,7 +6,7 @@ from ..models import Entity, Mention, MentionLink
 from .audit import record_event
 from .decisions import apply_decision, decision_state
 from .errors import InvalidAnnotation
-from .layer_edit import allocate_tab_id, layer_edit
+from .layer_edit import allocate_tab_id, layer_edit, touch
 
 
 def _first_mention(entity: Entity) -> Mention | None:
@@ -53,6 +53,7 @@ def merge_entities(
         anchor, moved_first = _first_mention(target), _first_mention(source)
         moved = list(source.mentions.values_list("tab_mention_id", flat=True))
         Mention.objects.filter(entity=source).update(entity=target)
+        touch(target)
         apply_decision(target, identifier_type=identifier, confidential_status=confidential)
         link = None
         if anchor is not None and moved_first is not None and anchor.span_text != moved_first.span_text:
@@ -88,6 +89,7 @@ def split_mention(mention: Mention, *, actor: AbstractBaseUser | None, expected_
         links.delete()
         current.entity = new
         current.save(update_fields=["entity"])
+        touch(old, new)
         record_event(
             "mention.split",
             actor=actor,

@@ -9,7 +9,7 @@ from ..enums import ConfidentialStatus, IdentifierType
 from ..models import Entity, Mention
 from .audit import record_event
 from .enum_values import checked_choice
-from .layer_edit import layer_edit
+from .layer_edit import layer_edit, touch
 
 
 def apply_decision(
@@ -24,6 +24,7 @@ def apply_decision(
         values["confidential_status"] = confidential_status
     if not values:
         return 0
+    touch(entity)
     return Mention.objects.filter(entity=entity).update(**values)
 
 

@@ -18,10 +18,13 @@ from .errors import StaleLayerVersion
 
 
 @contextmanager
-def layer_edit(layer: AnnotationLayer, *, expected_version: int | None = None) -> Iterator[AnnotationLayer]:
+def layer_edit(
+    layer: AnnotationLayer, *, expected_version: int | None = None, by_person: bool = True
+) -> Iterator[AnnotationLayer]:
     """Yield the locked layer inside a transaction; on success its version is bumped.
 
-    ``expected_version=None`` skips the check (system changes, scripts)."""
+    ``expected_version=None`` skips the check (system changes, scripts). A change made
+    by a person starts an assigned layer; a system change (pre-annotation) does not."""
     with transaction.atomic():
         locked = AnnotationLayer.objects.select_for_update().get(pk=layer.pk)
         # A layer's document (its text is frozen once layers exist) and annotator never
@@ -33,7 +36,7 @@ def layer_edit(layer: AnnotationLayer, *, expected_version: int | None = None) -
         yield locked
         locked.version += 1
         fields = ["version", "next_serial", "updated_at"]
-        if locked.status == LayerStatus.ASSIGNED:
+        if by_person and locked.status == LayerStatus.ASSIGNED:
             locked.status = LayerStatus.IN_PROGRESS
             locked.started_at = timezone.now()
             fields += ["status", "started_at"]
@@ -55,3 +58,10 @@ def allocate_tab_id(layer: AnnotationLayer, kind: str) -> str:
         layer.next_serial += 1
         if not model.objects.filter(layer=layer, **{field: candidate}).exists():
             return candidate
+
+
+def touch(*entities: Entity | int | None) -> None:
+    """Mark entities as changed by a person: pre-annotation runs leave them alone."""
+    ids = [e.pk if isinstance(e, Entity) else e for e in entities if e is not None]
+    if ids:
+        Entity.objects.filter(pk__in=ids, touched=False).update(touched=True)

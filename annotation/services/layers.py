@@ -10,6 +10,7 @@ from .audit import record_event
 from .confirmation import ConfirmationReport, confirmation_report
 from .errors import DomainError, InvalidTransition
 from .layer_edit import layer_edit
+from .preannotation_apply import apply_latest_predictions
 
 # Which status may follow which. Reopening goes back one step; nothing jumps ahead.
 ALLOWED_TRANSITIONS = {
@@ -38,6 +39,8 @@ def assign_layer(document: Document, annotator: AbstractBaseUser, *, actor: Abst
             f"{annotator.username} already has a layer on document {document.doc_id}.", field="annotator"
         ) from None
     record_event("layer.assign", actor=actor, layer=layer, target=annotator.username)
+    # The engine's latest proposals for the document become the layer's starting point.
+    apply_latest_predictions(layer, actor=actor)
     return layer
 
 

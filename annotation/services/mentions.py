@@ -8,7 +8,7 @@ from .audit import record_event
 from .decisions import apply_decision
 from .enum_values import checked_choice
 from .errors import InvalidAnnotation
-from .layer_edit import allocate_tab_id, layer_edit
+from .layer_edit import allocate_tab_id, layer_edit, touch
 from .spans import snap_to_tokens, trimmed_span, with_title
 
 
@@ -165,6 +165,7 @@ def update_mention(
             current.entity_type = entity_type
         current.edit_type = edit_type_for(current)
         current.save(update_fields=["start_offset", "end_offset", "span_text", "entity_type", "edit_type"])
+        touch(current.entity_id)
         record_event(
             "mention.update",
             actor=actor,
@@ -184,6 +185,8 @@ def delete_mention(mention: Mention, *, actor: AbstractBaseUser | None, expected
         current.delete()
         if not entity.mentions.exists():
             entity.delete()
+        else:
+            touch(entity)
         record_event(
             "mention.delete", actor=actor, layer=locked, target=before["entity_mention_id"], changes={"before": before}
         )

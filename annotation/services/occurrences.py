@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from ..enums import EditType, Origin
 from ..models import AnnotationLayer, Entity, Mention
 from .audit import record_event
-from .layer_edit import allocate_tab_id, layer_edit
+from .layer_edit import allocate_tab_id, layer_edit, touch
 
 
 def word_occurrences(text: str, needle: str):
@@ -72,6 +72,7 @@ def annotate_all_occurrences(
             for start, end, string in unannotated_occurrences(locked, set(types))
         ]
         if created:
+            touch(entity)
             record_event(
                 "mention.create_many",
                 actor=actor,

@@ -96,7 +96,8 @@ def _mention(layer: AnnotationLayer, tab_id: str) -> Mention:
 
 
 def _entity(layer: AnnotationLayer, tab_id: str) -> Entity:
-    entity, _ = Entity.objects.get_or_create(layer=layer, tab_entity_id=tab_id)
+    # Re-created by an undo: a person's work, which pre-annotation must leave alone.
+    entity, _ = Entity.objects.get_or_create(layer=layer, tab_entity_id=tab_id, defaults={"touched": True})
     return entity
 
 

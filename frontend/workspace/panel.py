@@ -1,6 +1,7 @@
 """The panel of the current entity: its mentions in context and what can be done."""
 
 from annotation.enums import ConfidentialStatus, EntityType, IdentifierType
+from annotation.models import Prediction
 from annotation.services.occurrences import unannotated_occurrences
 
 from .model import EntityView, LayerView
@@ -18,6 +19,20 @@ def snippet(text: str, start: int, end: int) -> tuple[str, str, str]:
     if right < len(text) and " " in after:
         after = after.rsplit(" ", 1)[0] + "…"
     return " ".join(before.split()), text[start:end], " ".join(after.split())
+
+
+def engine_suggestion(entity: EntityView) -> dict | None:
+    """What the pre-annotation engine proposed for this entity, if it came from it."""
+    row = (
+        Prediction.objects.filter(mentions__entity_id=entity.id)
+        .values("identifier_type", "risk", "reasons", "information_content")
+        .first()
+    )
+    if row is None:
+        return None
+    row["label"] = IdentifierType(row["identifier_type"]).label
+    row["accepted"] = entity.identifier_type == row["identifier_type"]
+    return row
 
 
 def entity_panel_context(view: LayerView, entity: EntityView, editable: bool) -> dict:
@@ -41,4 +56,5 @@ def entity_panel_context(view: LayerView, entity: EntityView, editable: bool) ->
         "confidential_statuses": ConfidentialStatus.choices,
         "entity_types": EntityType.choices,
         "merge_candidates": others,
+        "suggestion": engine_suggestion(entity),
     }

@@ -14,7 +14,7 @@ from annotation.models import AnnotationLayer
 
 from .html import render_blocks, render_entity_list, render_entity_row, render_progress, render_status
 from .model import LayerView
-from .panel import entity_panel_context
+from .panel import engine_suggestion, entity_panel_context
 
 
 def state_html(layer: AnnotationLayer, select: tuple[int, int] | None = None) -> str:
@@ -50,6 +50,7 @@ def decision_html(request: HttpRequest, view: LayerView, entity_id: int, editabl
         "oob": True,
         "identifier_types": IdentifierType.choices,
         "confidential_statuses": ConfidentialStatus.choices,
+        "suggestion": engine_suggestion(entity),
     }
     return render_to_string("frontend/workspace/entity_decision.html", context, request=request)
 

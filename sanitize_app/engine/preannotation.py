@@ -99,6 +99,7 @@ class PreannotationEngine:
         statistics: CorpusStatistics | None = None,
     ):
         self.config = config or EngineConfig()
+        self.search_backend = search_backend
         self.recognizer = EntityRecognizer(self.config.spacy_pipeline)
         loaded = load_masked_lm(self.config.masked_lm, self.config.device)
         self.lm = loaded.model

