@@ -139,11 +139,10 @@ class PreannotationEngine:
         started = time.perf_counter()
         assessment = self.risk.assess(context)
         seconds["indicators"] = time.perf_counter() - started
-        ic = {e.index: self.ic.information_content(text, e.mentions[0]) for e in context.entities}
-        direct = {e.index for e in context.entities if self._is_direct(e, text)}
-        combinations = [(index,) for index in assessment.risky] + [c.entities for c in assessment.combinations]
+        problem = self.masking_problem(context, assessment)
+        ic, direct = problem.information_content, problem.direct
         started = time.perf_counter()
-        solution = solve(MaskingProblem(ic, combinations, direct))
+        solution = solve(problem)
         seconds["optimizer"] = time.perf_counter() - started
         entities = []
         for entity, group in zip(context.entities, groups, strict=True):
@@ -172,6 +171,15 @@ class PreannotationEngine:
         return Preannotation(
             entities, self.recognizer.status, assessment.statuses, assessment.decided_by, self.ic.source, seconds
         )
+
+    def masking_problem(self, context: DocumentContext, assessment) -> MaskingProblem:
+        """What CP-SAT solves: the cost (information content) of masking each entity, the
+        risky entities and combinations (each needs one masked entity), the direct ones."""
+        text = context.text
+        ic = {e.index: self.ic.information_content(text, e.mentions[0]) for e in context.entities}
+        direct = {e.index for e in context.entities if self._is_direct(e, text)}
+        combinations = [(index,) for index in assessment.risky] + [c.entities for c in assessment.combinations]
+        return MaskingProblem(ic, combinations, direct)
 
     @staticmethod
     def _is_direct(entity: EntityView, text: str) -> bool:
