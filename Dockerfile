@@ -11,7 +11,11 @@ COPY annotation ./annotation
 COPY frontend ./frontend
 COPY data ./data
 COPY manage.py ./
-RUN pip install --no-cache-dir . \
+# torch from PyTorch's CPU index first: the default wheel on PyPI carries the CUDA
+# libraries (gigabytes) that a CPU worker never uses. Set SANITIZE_DEVICE=cuda on a GPU
+# image instead.
+RUN pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
+    && pip install --no-cache-dir . \
     && SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
     && useradd --system --uid 1000 --home /app sanitize \
     && mkdir -p /app/var/media && chown -R sanitize /app/var

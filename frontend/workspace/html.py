@@ -25,6 +25,7 @@ TYPE_TAGS = {
     "MISC": "MISC",
 }
 DECISION_LETTERS = {"DIRECT": "D", "QUASI": "Q", "NO_MASK": "", None: "?"}
+SUGGESTION_LETTERS = {"DIRECT": "D", "QUASI": "Q", "NO_MASK": "N"}
 DECISION_WORDS = {"DIRECT": "direct", "QUASI": "quasi", "NO_MASK": "no mask", None: "undecided"}
 
 
@@ -83,6 +84,13 @@ def render_entity_row(entity: EntityView, *, oob: bool = False) -> str:
         else ""
     )
     state = "" if entity.decided else " undecided"
+    suggested = entity.suggested if not entity.decided and not entity.mixed else None
+    hint = (
+        f' <span class="suggests" title="the engine suggests {DECISION_WORDS[suggested]}">'
+        f"→ {SUGGESTION_LETTERS[suggested]}</span>"
+        if suggested
+        else ""
+    )
     swap = ' hx-swap-oob="true"' if oob else ""
     return (
         f'<li id="ent-{entity.id}" class="ent{state}{" inconsistent" if entity.inconsistent else ""}"'
@@ -91,7 +99,7 @@ def render_entity_row(entity: EntityView, *, oob: bool = False) -> str:
         f'<span class="badge t-{first.entity_type}">{TYPE_TAGS.get(first.entity_type, first.entity_type)}</span>'
         f'<span class="ent-text">{escape(first.text)}</span>'
         f'<span class="ent-count" title="{len(entity.mentions)} mentions">×{len(entity.mentions)}</span>'
-        f'<span class="dec dec-{decision}">{word}</span>{flags}</button></li>'
+        f'<span class="dec dec-{decision}">{word}</span>{hint}{flags}</button></li>'
     )
 
 

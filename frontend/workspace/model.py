@@ -17,6 +17,7 @@ MENTION_FIELDS = (
     "confidential_status",
     "origin",
     "edit_type",
+    "prediction__identifier_type",
 )
 
 
@@ -32,6 +33,7 @@ class MentionView:
     confidential_status: str | None
     origin: str
     edit_type: str | None
+    suggested: str | None  # the pre-annotation engine's proposed identifier type
 
 
 @dataclass
@@ -48,6 +50,10 @@ class EntityView:
         """The decision when all mentions share it; None when undecided or mixed."""
         kinds = {m.identifier_type for m in self.mentions}
         return kinds.pop() if len(kinds) == 1 else None
+
+    @property
+    def suggested(self) -> str | None:
+        return next((m.suggested for m in self.mentions if m.suggested), None)
 
     @property
     def decided(self) -> bool:

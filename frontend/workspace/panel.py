@@ -23,6 +23,8 @@ def snippet(text: str, start: int, end: int) -> tuple[str, str, str]:
 
 def engine_suggestion(entity: EntityView) -> dict | None:
     """What the pre-annotation engine proposed for this entity, if it came from it."""
+    if entity.suggested is None:
+        return None  # no mention of it was proposed by the engine: no query needed
     row = (
         Prediction.objects.filter(mentions__entity_id=entity.id)
         .values("identifier_type", "risk", "reasons", "information_content")

@@ -154,6 +154,7 @@ class PreannotationEngine:
                 identifier = "DIRECT" if index in direct else "QUASI"
             else:
                 identifier = "NO_MASK"
+                reasons += assessment.safe.get(index, []) or [f"not found risky ({assessment.decided_by})"]
             mentions = [
                 ProposedMention(m.start, m.end, m.label, text[m.start : m.end], m.source) for m in group.mentions
             ]

@@ -94,3 +94,15 @@ def test_the_workspace_panel_shows_the_engines_suggestion(
     assert 'id="accept-suggestion"' in panel and 'data-value="DIRECT"' in panel
     assert "dec-btn dec-DIRECT suggested" in panel
     assert "application number" in panel.lower() or "optimizer" in panel  # the reasons
+
+
+def test_the_entity_list_hints_at_undecided_suggestions(corpus, people, documents, django_capture_on_commit_callbacks):
+    layer = assign_layer(documents, people["ann"], actor=people["manager"])
+    start(client_for(people["manager"]), corpus, django_capture_on_commit_callbacks)
+    code = layer.mentions.get(span_text="63354/00")
+    state = layer.mentions.get(span_text="Republic of Turkey")
+    page = client_for(people["ann"]).get(f"/layers/{layer.pk}/").content.decode()
+    row = page[page.index(f'id="ent-{code.entity_id}"') :].split("</li>")[0]
+    assert 'class="suggests" title="the engine suggests direct">→ D<' in row and "undecided" in row
+    row = page[page.index(f'id="ent-{state.entity_id}"') :].split("</li>")[0]
+    assert "→ N<" in row

@@ -49,7 +49,9 @@ class ProgressBar:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         # A command's OutputWrapper ends every write with a newline unless told not to.
-        self._write = (lambda text: stream.write(text, ending="")) if hasattr(stream, "style_func") else self.stream.write
+        self._write = (
+            (lambda text: stream.write(text, ending="")) if hasattr(stream, "style_func") else self.stream.write
+        )
         self.clock = time.monotonic
         self.started = self.clock()
         self.last_tenth = -1

@@ -11,6 +11,8 @@ from annotation.models import AnnotationLayer, Corpus
 from annotation.services.corpora import add_member, create_corpus
 from annotation.services.corpus_import import import_tab
 from annotation.services.layers import add_reviewer, assign_layer
+from annotation.services.preannotation import run_counts, start_run
+from annotation.tasks import enqueue_preannotation
 
 DEMO_FILE = Path(settings.BASE_DIR) / "data" / "tab" / "tab_dev_sample.json"
 DEMO_CORPUS = "TAB demo (dev sample)"
@@ -26,13 +28,20 @@ REVIEWED_LAYERS = 3
 class Command(BaseCommand):
     help = "Load the demo corpus (41 real TAB documents) and demo accounts. Development only."
 
-    def handle(self, *args, **options):
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--no-preannotate", action="store_true", help="Do not run the engine over the annotator's documents."
+        )
+
+    def handle(self, *args, no_preannotate: bool = False, **options):
         if not settings.DEBUG:
             raise CommandError("load_demo creates accounts with published passwords: it runs only with DEBUG on.")
         with transaction.atomic():
             corpus = self._corpus()
             users = self._accounts(corpus)
             self._assignments(corpus, users)
+        if not no_preannotate and not corpus.preannotation_runs.exists():
+            self._preannotate(corpus, users[Role.ANNOTATOR])
         self.stdout.write(
             self.style.SUCCESS(
                 f"Demo corpus '{corpus.name}': {corpus.documents.count()} documents, "
@@ -69,6 +78,14 @@ class Command(BaseCommand):
             users[role] = user
         users[Role.MANAGER].user_permissions.add(Permission.objects.get(codename="add_corpus"))
         return users
+
+    def _preannotate(self, corpus: Corpus, annotator) -> None:
+        """The demo annotator's documents start from the engine's proposals."""
+        documents = list(annotator.layers.filter(document__corpus=corpus).values_list("document__doc_id", flat=True))
+        run = start_run(corpus, documents=documents)
+        enqueue_preannotation(run)  # in-process on the embedded default
+        counts = run_counts(run)
+        self.stdout.write(f"Pre-annotated {counts['done']} documents (run {run.pk}; {counts['pending']} still queued).")
 
     def _assignments(self, corpus: Corpus, users: dict) -> None:
         annotator, reviewer = users[Role.ANNOTATOR], users[Role.REVIEWER]

@@ -14,6 +14,8 @@ from .rules import GuidelineRules
 @dataclass
 class RiskAssessment:
     risky: dict[int, list[str]] = field(default_factory=dict)  # entity -> reasons
+    # entity -> why indicators found it safe (or too few of them risky): shown with NO_MASK
+    safe: dict[int, list[str]] = field(default_factory=dict)
     scores: dict[int, float] = field(default_factory=dict)  # entity -> highest score
     combinations: list[Combination] = field(default_factory=list)
     statuses: list[IndicatorStatus] = field(default_factory=list)
@@ -54,6 +56,15 @@ class CombinedRisk:
                 assessment.scores[index] = max(assessment.scores.get(index, 0.0), judgement.score)
                 if judgement.risky:
                     votes.setdefault(index, []).append(judgement.explanation)
+                elif judgement.explanation:
+                    named = judgement.explanation.startswith(indicator.name)
+                    explanation = judgement.explanation if named else f"{indicator.name}: {judgement.explanation}"
+                    assessment.safe.setdefault(index, []).append(explanation)
             assessment.combinations += output.combinations
         assessment.risky = {index: reasons for index, reasons in votes.items() if len(reasons) >= k}
+        for index, reasons in votes.items():
+            if len(reasons) < k:
+                assessment.safe.setdefault(index, []).append(
+                    f"only {len(reasons)} of the {k} agreeing indicators needed: " + "; ".join(reasons)
+                )
         return assessment

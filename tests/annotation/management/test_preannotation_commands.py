@@ -92,3 +92,18 @@ def test_progress_bar_lines():
     assert [line.split("] ")[1].split(" ")[0] for line in lines] == ["0/4", "1/4", "2/4", "3/4", "4/4"]
     assert lines[-1].startswith("Work [" + "#" * ProgressBar.WIDTH + "] 4/4 (100%)")
     assert lines[2].startswith("Work [" + "#" * 15 + "." * 15 + "] 2/4 (50%)")
+
+
+@pytest.mark.usefixtures("rules_only_engine")
+def test_the_demo_annotator_starts_from_pre_annotations(settings):
+    settings.DEBUG = True  # load_demo publishes passwords: development only
+    out, _ = run_command("load_demo")
+    run = PreannotationRun.objects.get()
+    assert "Pre-annotated 5 documents" in out and run.status == PreannotationRun.Status.SUCCEEDED
+    from annotation.models import AnnotationLayer
+
+    layers = AnnotationLayer.objects.filter(annotator__username="annotator")
+    assert layers.count() == 5
+    assert all(layer.mentions.filter(origin="preannotation").exists() for layer in layers)
+    run_command("load_demo")  # again: nothing new
+    assert PreannotationRun.objects.count() == 1

@@ -25,6 +25,7 @@ def test_with_no_model_the_guidelines_decide_and_say_so():
     assert "optimizer: direct identifier" in person.reasons
     # The respondent state is public in any judgment against it.
     assert entities["Republic of Turkey"].identifier_type == "NO_MASK"
+    assert entities["Republic of Turkey"].reasons == ["guideline rules: names the respondent state, public in the case"]
     assert entities["Turkish Government"].identifier_type == "NO_MASK"
     assert entities["3 May 1997"].identifier_type == "QUASI"
     assert entities["Izmir"].identifier_type == "QUASI" and any("guidelines" in r for r in entities["Izmir"].reasons)
@@ -57,5 +58,6 @@ def test_a_trained_span_classifier_takes_over_from_the_rules(tmp_path):
     assert result.decided_by == "at least 1 of: span classification"
     entities = by_text(result)
     assert entities["3 May 1997"].identifier_type == "NO_MASK"
+    assert entities["3 May 1997"].reasons[0].startswith("span classification: P(mask) = 0.")
     assert entities["Izmir"].identifier_type == "QUASI"
     assert entities["36110/97"].identifier_type == "DIRECT"  # whatever the classifier says
