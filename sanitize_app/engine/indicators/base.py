@@ -33,6 +33,9 @@ class IndicatorOutput:
 
 
 class RiskIndicator(Protocol):
+    """``decides`` (optional, default True): whether the indicator may stand in for the
+    guideline rules. One that can only add risk (web search) sets it to False."""
+
     name: str
 
     @property

@@ -34,33 +34,32 @@ class CombinedRisk:
         return [status_of(indicator) for indicator in self.indicators]
 
     def assess(self, context: DocumentContext) -> RiskAssessment:
-        active = [indicator for indicator in self.indicators if indicator.available]
+        """Votes of the available indicators. When no indicator that may decide (see
+        ``RiskIndicator.decides``) gave a verdict, because none is available or all failed
+        on this document, the guideline rules decide (privacy first) and the others
+        (web search) add the risks they found."""
         assessment = RiskAssessment(statuses=self.statuses)
-        if not active:
-            active, k = [self.fallback], 1
-            assessment.decided_by = f"{self.fallback.name} (no model-based indicator available)"
-        else:
-            k = min(self.k, len(active))
-            assessment.decided_by = f"at least {k} of: " + ", ".join(i.name for i in active)
-        votes: dict[int, list[str]] = {}
-        for indicator in active:
+        outputs = {}
+        for indicator in (i for i in self.indicators if i.available):
             try:
-                output = indicator.assess(context)
+                outputs[indicator.name] = (indicator, indicator.assess(context))
             except Exception as exc:  # a failing indicator is reported, never fatal
                 assessment.statuses = [
                     IndicatorStatus(s.name, False, f"failed on this document: {exc}") if s.name == indicator.name else s
                     for s in assessment.statuses
                 ]
-                continue
-            for index, judgement in output.entities.items():
-                assessment.scores[index] = max(assessment.scores.get(index, 0.0), judgement.score)
-                if judgement.risky:
-                    votes.setdefault(index, []).append(judgement.explanation)
-                elif judgement.explanation:
-                    named = judgement.explanation.startswith(indicator.name)
-                    explanation = judgement.explanation if named else f"{indicator.name}: {judgement.explanation}"
-                    assessment.safe.setdefault(index, []).append(explanation)
-            assessment.combinations += output.combinations
+        if any(getattr(indicator, "decides", True) for indicator, _ in outputs.values()):
+            k = min(self.k, len(outputs))
+            assessment.decided_by = f"at least {k} of: " + ", ".join(outputs)
+        else:
+            k = 1
+            assessment.decided_by = f"{self.fallback.name} (no model-based indicator available)" + (
+                f" + {', '.join(outputs)}" if outputs else ""
+            )
+            outputs = {self.fallback.name: (self.fallback, self.fallback.assess(context)), **outputs}
+        votes: dict[int, list[str]] = {}
+        for indicator, output in outputs.values():
+            self._count(indicator, output, assessment, votes)
         assessment.risky = {index: reasons for index, reasons in votes.items() if len(reasons) >= k}
         for index, reasons in votes.items():
             if len(reasons) < k:
@@ -68,3 +67,15 @@ class CombinedRisk:
                     f"only {len(reasons)} of the {k} agreeing indicators needed: " + "; ".join(reasons)
                 )
         return assessment
+
+    @staticmethod
+    def _count(indicator, output, assessment: RiskAssessment, votes: dict[int, list[str]]) -> None:
+        for index, judgement in output.entities.items():
+            assessment.scores[index] = max(assessment.scores.get(index, 0.0), judgement.score)
+            if judgement.risky:
+                votes.setdefault(index, []).append(judgement.explanation)
+            elif judgement.explanation:
+                named = judgement.explanation.startswith(indicator.name)
+                explanation = judgement.explanation if named else f"{indicator.name}: {judgement.explanation}"
+                assessment.safe.setdefault(index, []).append(explanation)
+        assessment.combinations += output.combinations

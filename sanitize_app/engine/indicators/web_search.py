@@ -76,6 +76,9 @@ class HttpSearchBackend:
 
 class WebSearchIndicator:
     name = "web search"
+    # Finding an entity with the person makes it risky; not finding it in a (limited)
+    # search index does not make it safe, so this indicator never replaces the rules.
+    decides = False
 
     def __init__(self, backend: SearchBackend | None, top: int = 10, max_pair_entities: int = 12):
         self.backend, self.top, self.max_pair_entities = backend, top, max_pair_entities

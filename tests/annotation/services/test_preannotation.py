@@ -255,3 +255,37 @@ def test_masked_spans_come_from_the_newest_run_of_each_document(corpus, document
         CANPOLAT: sorted([[code, code + 8], [name, name + 13]]),
         POLAT: [[turkey, turkey + 6]],
     }
+
+
+def test_a_background_corpus_makes_web_search_add_risk_to_the_rules(corpus, people, documents, run_engine, tmp_path):
+    import json
+
+    from annotation.services.background import import_background
+
+    # A "web page" about the applicant that also names the police directorate: being
+    # findable together makes that organisation risky, with the page as the reason.
+    page = tmp_path / "pages.json"
+    page.write_text(
+        json.dumps(
+            [
+                {
+                    "title": "Aziz Canpolat",
+                    "url": "https://news.example/canpolat",
+                    "text": "Aziz Canpolat was held at the Siverek Security Directorate in 1997.",
+                },
+                {"title": "Other", "url": "https://news.example/other", "text": "Ankara is the capital of Turkey."},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    import_background(page, "news")
+    run = run_engine(corpus, people["manager"], documents=[CANPOLAT])
+    indicators = {i["name"]: i for i in run.engine["indicators"]}
+    assert indicators["web search"]["available"] and indicators["web search"]["reason"] == ""
+    predictions = {p.span_text: p for p in Prediction.objects.filter(run=run)}
+    directorate = predictions["Siverek Security Directorate"]
+    assert directorate.identifier_type == "QUASI"
+    assert any("https://news.example/canpolat" in reason for reason in directorate.reasons)
+    # The rules still decide the rest: dates stay quasi identifiers, the state stays public.
+    assert predictions["11 October 1997"].identifier_type == "QUASI"
+    assert predictions["Republic of Turkey"].identifier_type == "NO_MASK"

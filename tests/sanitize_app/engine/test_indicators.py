@@ -202,6 +202,18 @@ def test_at_least_k_available_indicators_must_agree(context):
 def test_a_failing_indicator_is_reported_and_the_fallback_decides_when_none_is_left(context):
     assessment = CombinedRisk([_Fixed("a", {0}, fail=True)]).assess(context)
     assert assessment.statuses[0].reason == "failed on this document: backend down"
+    # Its model failed on this document: the rules decide rather than nobody.
+    assert assessment.decided_by == "guideline rules (no model-based indicator available)"
+    assert set(assessment.risky) == {e.index for e in context.entities}
     none = CombinedRisk([_Fixed("a", set(), available=False)]).assess(context)
     assert none.decided_by.startswith("guideline rules (no model-based indicator available)")
     assert set(none.risky) == {e.index for e in context.entities}  # privacy first: all risky
+
+
+def test_an_indicator_that_cannot_decide_adds_risk_to_the_rules(context):
+    adding = _Fixed("web", {0})
+    adding.decides = False
+    assessment = CombinedRisk([adding], k=2).assess(context)
+    assert assessment.decided_by == "guideline rules (no model-based indicator available) + web"
+    assert set(assessment.risky) == {e.index for e in context.entities}
+    assert "web" in assessment.risky[0]  # its reason is kept next to the rules'
