@@ -6,6 +6,7 @@ from .views_annotations import EntityViewSet, MentionViewSet
 from .views_audit import AuditEventViewSet
 from .views_corpora import CorpusViewSet, DocumentViewSet, ImportJobViewSet, MembershipViewSet
 from .views_layers import LayerViewSet
+from .views_preannotation import PreannotationRunViewSet
 
 router = DefaultRouter()
 router.register("corpora", CorpusViewSet, basename="corpus")
@@ -16,6 +17,7 @@ router.register("mentions", MentionViewSet, basename="mention")
 router.register("entities", EntityViewSet, basename="entity")
 router.register("audit-events", AuditEventViewSet, basename="auditevent")
 router.register("import-jobs", ImportJobViewSet, basename="importjob")
+router.register("preannotation-runs", PreannotationRunViewSet, basename="preannotationrun")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
