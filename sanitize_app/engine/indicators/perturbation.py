@@ -14,6 +14,9 @@ MAX_DISTANCE_CHARS = 600
 
 class PerturbationIndicator:
     name = "perturbation"
+    # It finds entities that give each other away; it has no opinion on the others, so
+    # it adds risk to whatever decides and never decides alone.
+    decides = False
 
     def __init__(self, lm, lm_reason: str = "", threshold: float = THRESHOLD_NATS, max_entities: int = 30):
         self.lm, self._reason, self.threshold, self.max_entities = lm, lm_reason, threshold, max_entities

@@ -61,3 +61,16 @@ def test_a_trained_span_classifier_takes_over_from_the_rules(tmp_path):
     assert entities["3 May 1997"].reasons[0].startswith("span classification: P(mask) = 0.")
     assert entities["Izmir"].identifier_type == "QUASI"
     assert entities["36110/97"].identifier_type == "DIRECT"  # whatever the classifier says
+
+
+def test_a_masked_lm_alone_adds_perturbation_risk_but_the_rules_still_decide(tiny_models):
+    engine = PreannotationEngine(EngineConfig(spacy_pipeline=None, masked_lm=tiny_models["mlm"]))
+    result = engine.annotate(TEXT, "Galip Yalman", ["TUR"])
+    statuses = {s.name: s.available for s in result.indicators}
+    assert statuses["perturbation"] and not statuses["LM probabilities"]  # no classifier trained yet
+    assert result.decided_by == "guideline rules (no model-based indicator available) + perturbation"
+    assert result.information_content.startswith("masked LM")
+    entities = by_text(result)
+    # Privacy first: everything the rules find risky is still masked.
+    assert entities["Izmir"].identifier_type == "QUASI" and entities["3 May 1997"].identifier_type == "QUASI"
+    assert entities["Republic of Turkey"].identifier_type == "NO_MASK"
