@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import preannotation_views, views
+from . import dashboard_views, preannotation_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -9,6 +9,12 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("corpora/<int:pk>/", views.corpus_detail, name="corpus-detail"),
     path("corpora/<int:pk>/audit/", views.corpus_audit, name="corpus-audit"),
+    path("corpora/<int:pk>/agreement/", dashboard_views.corpus_agreement_page, name="corpus-agreement"),
+    path(
+        "corpora/<int:pk>/agreement/<str:table>.csv",
+        dashboard_views.corpus_agreement_csv,
+        name="corpus-agreement-csv",
+    ),
     path("corpora/<int:pk>/import/", views.corpus_import, name="corpus-import"),
     path("imports/<int:pk>/", views.import_job_detail, name="import-job"),
     path("corpora/<int:pk>/preannotate/", preannotation_views.corpus_preannotate, name="corpus-preannotate"),

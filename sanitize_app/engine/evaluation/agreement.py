@@ -185,7 +185,9 @@ def entity_type_confusion(documents: Iterable[dict], annotators: Iterable[str] |
         for labels in exact_span_units(layers, "entity_type"):
             for i, first in enumerate(labels):
                 for j, second in enumerate(labels):
-                    if i != j:
+                    # Two annotators who both left out a span a third one marked say
+                    # nothing about types: no (O, O) cell.
+                    if i != j and (first, second) != (NONE, NONE):
                         confusion[(first, second)] += 1
     return confusion
 

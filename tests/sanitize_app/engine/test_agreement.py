@@ -107,3 +107,12 @@ def test_table_confusion_and_identifier_disagreements():
         "LOC": {"disagree": 1, "NO_MASK vs QUASI": 1},
         "PERSON": {"agree": 1},
     }
+
+
+def test_the_confusion_has_no_cell_for_two_annotators_who_both_left_a_span_out():
+    three = {**LAYERS, "c": [m("Oslo", "LOC", "QUASI")]}
+    document = {"doc_id": "d", "text": TEXT, "annotations": {k: {"entity_mentions": v} for k, v in three.items()}}
+    confusion = entity_type_confusion([document])
+    assert ("O", "O") not in confusion
+    # "Anna Berg": a and b say PERSON, c has nothing: (P,P) x2, (P,O) x2, (O,P) x2.
+    assert confusion[("PERSON", "O")] == 2 and confusion[("PERSON", "PERSON")] == 2

@@ -1,0 +1,100 @@
+"""The agreement dashboard and its CSV downloads, on two finished layers made by hand
+(values computed by hand in tests/sanitize_app/engine/test_agreement.py)."""
+
+import csv
+import io
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+TEXT = "Anna Berg lives in Oslo since 2001."
+
+
+def mention(layer: str, number: int, text: str, entity_type: str, identifier: str) -> dict:
+    start = TEXT.index(text)
+    return {
+        "entity_type": entity_type,
+        "entity_mention_id": f"d_{layer}_em{number}",
+        "start_offset": start,
+        "end_offset": start + len(text),
+        "span_text": text,
+        "edit_type": "check",
+        "identifier_type": identifier,
+        "entity_id": f"d_{layer}_e{number}",
+        "confidential_status": "NOT_CONFIDENTIAL",
+    }
+
+
+DOCUMENT = {
+    "doc_id": "d",
+    "text": TEXT,
+    "task": "Task: Annotate the document to anonymise the following person: Anna Berg",
+    "annotations": {
+        "a": {
+            "entity_mentions": [
+                mention("a", 1, "Anna Berg", "PERSON", "DIRECT"),
+                mention("a", 2, "Oslo", "LOC", "QUASI"),
+                mention("a", 3, "2001", "DATETIME", "QUASI"),
+            ]
+        },
+        "b": {
+            "entity_mentions": [
+                mention("b", 1, "Anna Berg", "PERSON", "DIRECT"),
+                mention("b", 2, "Oslo", "LOC", "NO_MASK"),
+                mention("b", 3, "since 2001", "DATETIME", "QUASI"),
+            ]
+        },
+    },
+    "quality_checked": ["a", "b"],
+}
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def two_layers(corpus, import_documents):
+    import_documents(corpus, [DOCUMENT])
+    return corpus
+
+
+def test_the_dashboard_shows_the_coefficients_the_heatmap_and_disagreements(two_layers, people):
+    page = client_for(people["manager"]).get(f"/corpora/{two_layers.pk}/agreement/").content.decode()
+    assert "1 document with two or more finished layers" in page
+    # Entity type, exact spans: observed 0.5, kappa 1/3, alpha 5/12.
+    assert '<td>span (exact)</td><td class="num">4</td>' in page
+    assert '<td class="num">0.500</td><td class="num">0.333</td><td class="num">0.417</td>' in page
+    assert 'id="confusion"' in page and "NO_MASK vs QUASI" in page
+
+
+def test_csv_downloads(two_layers, people):
+    client = client_for(people["manager"])
+    response = client.get(f"/corpora/{two_layers.pk}/agreement/coefficients.csv")
+    assert response["Content-Type"].startswith("text/csv") and "attachment" in response["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    exact = next(r for r in rows if r["attribute"] == "entity_type" and r["unit"] == "span (exact)")
+    assert (exact["units"], exact["observed_agreement"], exact["fleiss_kappa"]) == ("4", "0.5000", "0.3333")
+    confusion = list(
+        csv.reader(io.StringIO(client.get(f"/corpora/{two_layers.pk}/agreement/confusion.csv").content.decode()))
+    )
+    assert confusion[0] == ["type", "PERSON", "LOC", "DATETIME", "O"]
+    assert confusion[3] == ["DATETIME", "0", "0", "0", "2"]
+    identifiers = client.get(f"/corpora/{two_layers.pk}/agreement/identifiers.csv").content.decode().splitlines()
+    assert identifiers == ["entity_type,agree,disagree,NO_MASK vs QUASI", "LOC,0,1,1", "PERSON,1,0,0"]
+    assert client.get(f"/corpora/{two_layers.pk}/agreement/other.csv").status_code == 404
+
+
+def test_only_managers(two_layers, people):
+    assert client_for(people["ann"]).get(f"/corpora/{two_layers.pk}/agreement/").status_code == 403
+    assert client_for(people["outsider"]).get(f"/corpora/{two_layers.pk}/agreement/").status_code == 404
+    assert client_for(people["ann"]).get(f"/corpora/{two_layers.pk}/agreement/coefficients.csv").status_code == 403
+
+
+def test_an_empty_corpus_says_why(corpus, people):
+    page = client_for(people["manager"]).get(f"/corpora/{corpus.pk}/agreement/").content.decode()
+    assert "agreement needs at least two annotators on the same document" in page
