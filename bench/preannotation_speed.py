@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO))
 from sanitize_app.engine.information_content import CorpusStatistics  # noqa: E402
 from sanitize_app.engine.optimizer import solve  # noqa: E402
 from sanitize_app.engine.preannotation import EngineConfig, PreannotationEngine  # noqa: E402
+from sanitize_app.engine.tab_document import person_to_protect, respondent_states  # noqa: E402
 
 SAMPLE = REPO / "data" / "tab" / "tab_dev_sample.json"
 SHARED = REPO.parent / "shared" / "tab"
@@ -37,13 +38,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def person_of(document: dict) -> str:
-    return document.get("task", "").split("person:")[-1].strip()
-
-
-def states_of(document: dict) -> list[str]:
-    countries = (document.get("meta") or {}).get("countries") or []
-    return [countries] if isinstance(countries, str) else list(countries)
+def engine_inputs(document: dict) -> tuple[str, str, list[str]]:
+    return document["text"], person_to_protect(document), respondent_states(document.get("meta"))
 
 
 def main() -> None:
@@ -58,13 +54,13 @@ def main() -> None:
     started = time.perf_counter()
     engine = PreannotationEngine(EngineConfig(spacy_pipeline=args.pipeline or None), statistics=statistics_)
     print(f"engine loaded in {time.perf_counter() - started:.2f} s; recognizer: {engine.recognizer.status}")
-    engine.annotate(documents[0]["text"], person_of(documents[0]), states_of(documents[0]))  # warm-up
+    engine.annotate(*engine_inputs(documents[0]))  # warm-up
 
     per_document, stages = [], {"recognizer": 0.0, "indicators": 0.0, "optimizer": 0.0}
     started = time.perf_counter()
     for document in documents:
         begin = time.perf_counter()
-        result = engine.annotate(document["text"], person_of(document), states_of(document))
+        result = engine.annotate(*engine_inputs(document))
         per_document.append(time.perf_counter() - begin)
         for stage, seconds in result.seconds.items():
             stages[stage] += seconds
@@ -77,7 +73,7 @@ def main() -> None:
     print("share of time: " + ", ".join(f"{stage} {seconds / total:.0%}" for stage, seconds in stages.items()))
 
     largest = max(documents, key=lambda d: len(d["text"]))
-    context, _ = engine.context(largest["text"], person_of(largest), states_of(largest))
+    context, _ = engine.context(*engine_inputs(largest))
     problem = engine.masking_problem(context, engine.risk.assess(context))
     timings = []
     for _ in range(args.repeat):

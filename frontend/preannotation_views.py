@@ -2,7 +2,6 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -12,13 +11,13 @@ from annotation.services.errors import DomainError
 from annotation.services.preannotation import run_counts
 from annotation.tasks import submit_preannotation
 
+from .access import managed_corpus
+
 
 @login_required
 @require_POST
 def corpus_preannotate(request, pk: int):
-    corpus = get_object_or_404(policy.visible_corpora(request.user), pk=pk)
-    if not policy.is_manager(request.user, corpus):
-        raise PermissionDenied("Only managers start the pre-annotation.")
+    corpus = managed_corpus(request, pk, "Only managers start the pre-annotation.")
     documents = request.POST.get("documents", "").split()
     try:
         run = submit_preannotation(corpus, documents=documents or None, actor=request.user)

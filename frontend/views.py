@@ -3,7 +3,6 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q
 from django.shortcuts import get_object_or_404, redirect, render
@@ -17,6 +16,7 @@ from annotation.services.errors import DomainError
 from annotation.services.import_jobs import documents_done
 from annotation.tasks import submit_import_job
 
+from .access import managed_corpus
 from .forms import DocumentSearchForm, ImportUploadForm
 from .workspace.html import render_blocks, render_entity_list
 from .workspace.model import LayerView
@@ -146,9 +146,7 @@ def document_detail(request, pk: int):
 
 @login_required
 def corpus_audit(request, pk: int):
-    corpus = get_object_or_404(policy.visible_corpora(request.user), pk=pk)
-    if not policy.is_manager(request.user, corpus):
-        raise PermissionDenied("Only managers read a corpus's audit trail.")
+    corpus = managed_corpus(request, pk, "Only managers read a corpus's audit trail.")
     events = corpus.audit_events.select_related("actor", "document").order_by("-at", "-id")
     action = request.GET.get("action", "")
     if action:
@@ -160,9 +158,7 @@ def corpus_audit(request, pk: int):
 @login_required
 @require_POST
 def corpus_import(request, pk: int):
-    corpus = get_object_or_404(policy.visible_corpora(request.user), pk=pk)
-    if not policy.is_manager(request.user, corpus):
-        raise PermissionDenied("Only managers import documents.")
+    corpus = managed_corpus(request, pk, "Only managers import documents.")
     form = ImportUploadForm(request.POST, request.FILES)
     if not form.is_valid():
         messages.error(request, "Choose a TAB JSON file to import.")

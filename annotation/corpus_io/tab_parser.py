@@ -7,8 +7,9 @@ layer; ``quality_checked`` names annotators of the document. Keys this applicati
 not model are kept verbatim, and optional keys that were absent stay absent on export.
 """
 
+from sanitize_app.engine import tab_document
+
 from ..enums import ConfidentialStatus, DatasetType, EditType, EntityType, IdentifierType
-from ..models import Document
 from .errors import Problem
 from .records import DocumentRecord, LayerRecord, MentionRecord
 
@@ -132,7 +133,7 @@ class DocumentParser:
             quality_checked = []
         elif len(set(quality_checked)) != len(quality_checked):
             problem("quality_checked names an annotator twice", field="quality_checked")
-        person = Document.person_from_task(task) or str(meta.get("applicant") or "")
+        person = tab_document.person_to_protect({"task": task, "meta": meta})
         return {
             "dataset_type": dataset_type if isinstance(dataset_type, str) else "",
             "task": task,

@@ -3,6 +3,8 @@
 from django.db import models
 from django.db.models.functions import Length
 
+from sanitize_app.engine import tab_document
+
 from ..enums import DatasetType
 from .corpus import Corpus
 
@@ -50,6 +52,4 @@ class Document(models.Model):
     @staticmethod
     def person_from_task(task: str) -> str:
         """The person named by a TAB task string ('' when the string has another shape)."""
-        marker = "following person:"
-        index = task.find(marker)
-        return task[index + len(marker) :].strip() if index >= 0 else ""
+        return tab_document.person_from_task(task)

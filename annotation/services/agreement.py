@@ -39,6 +39,19 @@ class AgreementReport:
     disagreements: dict[str, dict]
 
     @property
+    def disagreement_pairs(self) -> list[str]:
+        """The kinds of identifier-type disagreement found, e.g. "NO_MASK vs QUASI"."""
+        return sorted({key for counts in self.disagreements.values() for key in counts} - {"agree", "disagree"})
+
+    def identifier_rows(self) -> list[tuple[str, int, int, list[int]]]:
+        """(entity type, agreeing pairs, disagreeing pairs, count per disagreement kind)."""
+        pairs = self.disagreement_pairs
+        return [
+            (kind, counts.get("agree", 0), counts.get("disagree", 0), [counts.get(p, 0) for p in pairs])
+            for kind, counts in self.disagreements.items()
+        ]
+
+    @property
     def types(self) -> list[str]:
         present = {kind for pair in self.confusion for kind in pair}
         return [kind for kind in [*EntityType.values, NONE] if kind in present]
@@ -90,12 +103,9 @@ def agreement_csv(report: AgreementReport, table: str) -> str:
         for first in report.types:
             writer.writerow([first, *(report.confusion.get((first, second), 0) for second in report.types)])
     elif table == "identifiers":
-        pairs = sorted({key for counts in report.disagreements.values() for key in counts} - {"agree", "disagree"})
-        writer.writerow(["entity_type", "agree", "disagree", *pairs])
-        for entity_type, counts in report.disagreements.items():
-            writer.writerow(
-                [entity_type, counts.get("agree", 0), counts.get("disagree", 0), *(counts.get(p, 0) for p in pairs)]
-            )
+        writer.writerow(["entity_type", "agree", "disagree", *report.disagreement_pairs])
+        for entity_type, agree, disagree, counts in report.identifier_rows():
+            writer.writerow([entity_type, agree, disagree, *counts])
     else:
         raise ValueError(f"unknown table {table!r}")
     return out.getvalue()

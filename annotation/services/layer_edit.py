@@ -47,16 +47,22 @@ def layer_edit(
     layer.next_serial = locked.next_serial
 
 
-def allocate_tab_id(layer: AnnotationLayer, kind: str) -> str:
+def allocate_tab_id(layer: AnnotationLayer, kind: str, taken: set[str] | None = None) -> str:
     """A fresh TAB identifier in the style of the official files
     (``<doc_id>_<annotator>_e<n>`` for entities, ``..._em<n>`` for mentions).
 
-    ``layer`` must be the locked layer of a ``layer_edit`` block."""
+    ``layer`` must be the locked layer of a ``layer_edit`` block. ``taken``: the layer's
+    ids of that kind, read once by a caller allocating many (it receives the new one);
+    without it each candidate is checked in the database."""
     model, field = (Entity, "tab_entity_id") if kind == "e" else (Mention, "tab_mention_id")
     while True:
         candidate = f"{layer.document.doc_id}_{layer.annotator.username}_{kind}{layer.next_serial}"
         layer.next_serial += 1
-        if not model.objects.filter(layer=layer, **{field: candidate}).exists():
+        if taken is None:
+            if not model.objects.filter(layer=layer, **{field: candidate}).exists():
+                return candidate
+        elif candidate not in taken:
+            taken.add(candidate)
             return candidate
 
 

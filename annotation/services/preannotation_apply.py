@@ -15,9 +15,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from ..enums import ConfidentialStatus, EditType, LayerStatus, Origin
-from ..models import AnnotationLayer, Entity, Mention, Prediction
+from ..models import AnnotationLayer, Entity, Mention, Prediction, RunDocument
 from .audit import record_event
-from .layer_edit import layer_edit
+from .layer_edit import allocate_tab_id, layer_edit
 
 # Layers a pre-annotation may still change: not yet confirmed.
 OPEN_STATUSES = (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS)
@@ -39,22 +39,24 @@ def _signature(rows) -> frozenset:
     return frozenset((row.start_offset, row.end_offset, row.entity_type) for row in rows)
 
 
-def _machine_entities(layer: AnnotationLayer) -> dict[int, list[Mention]]:
-    """Untouched entities made only of pre-annotated mentions: the engine's to replace."""
+def _split_layer(layer: AnnotationLayer) -> tuple[dict[int, list[Mention]], list[tuple[int, int]]]:
+    """The engine's entities to replace (untouched, made only of pre-annotated mentions)
+    and the spans of everything else, which proposals must not overlap."""
     by_entity: dict[int, list[Mention]] = defaultdict(list)
     human: set[int] = set()
-    for mention in Mention.objects.filter(layer=layer).select_related("entity"):
+    mentions = list(Mention.objects.filter(layer=layer).select_related("entity"))
+    for mention in mentions:
         if mention.origin == Origin.PREANNOTATION and mention.prediction_id and not mention.entity.touched:
             by_entity[mention.entity_id].append(mention)
         else:
             human.add(mention.entity_id)
-    return {entity: mentions for entity, mentions in by_entity.items() if entity not in human}
+    machine = {entity: rows for entity, rows in by_entity.items() if entity not in human}
+    occupied = [(m.start_offset, m.end_offset) for m in mentions if m.entity_id not in machine]
+    return machine, occupied
 
 
 def _plan(layer: AnnotationLayer, predictions: list[Prediction]):
-    machine = _machine_entities(layer)
-    machine_ids = {m.pk for mentions in machine.values() for m in mentions}
-    occupied = [(m.start_offset, m.end_offset) for m in Mention.objects.filter(layer=layer).exclude(pk__in=machine_ids)]
+    machine, occupied = _split_layer(layer)
     proposed: dict[int, list[Prediction]] = defaultdict(list)
     skipped = 0
     for prediction in predictions:
@@ -74,12 +76,12 @@ def _plan(layer: AnnotationLayer, predictions: list[Prediction]):
 
 
 def _add_entity(locked: AnnotationLayer, group: list[Prediction], serials: dict) -> int:
-    entity = Entity.objects.create(layer=locked, tab_entity_id=_fresh_id(locked, "e", serials))
+    entity = Entity.objects.create(layer=locked, tab_entity_id=allocate_tab_id(locked, "e", serials["e"]))
     Mention.objects.bulk_create(
         Mention(
             layer=locked,
             entity=entity,
-            tab_mention_id=_fresh_id(locked, "em", serials),
+            tab_mention_id=allocate_tab_id(locked, "em", serials["em"]),
             start_offset=p.start_offset,
             end_offset=p.end_offset,
             span_text=p.span_text,
@@ -95,16 +97,6 @@ def _add_entity(locked: AnnotationLayer, group: list[Prediction], serials: dict)
         for p in sorted(group, key=lambda p: p.start_offset)
     )
     return len(group)
-
-
-def _fresh_id(layer: AnnotationLayer, kind: str, taken: dict[str, set[str]]) -> str:
-    """Like ``allocate_tab_id``, with the layer's ids read once (hundreds per layer)."""
-    while True:
-        candidate = f"{layer.document.doc_id}_{layer.annotator.username}_{kind}{layer.next_serial}"
-        layer.next_serial += 1
-        if candidate not in taken[kind]:
-            taken[kind].add(candidate)
-            return candidate
 
 
 def apply_predictions(
@@ -145,8 +137,6 @@ def apply_predictions(
 
 def latest_predictions(document) -> list[Prediction]:
     """The predictions of the newest run that finished this document."""
-    from ..models import RunDocument
-
     done = (
         RunDocument.objects.filter(document=document, status=RunDocument.Status.DONE)
         .order_by("-run__created_at", "-run_id")

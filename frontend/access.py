@@ -1,0 +1,16 @@
+"""Object-level access shared by the pages: a corpus the user may see (404 otherwise)
+and, for managers' pages, may manage (403 for other members)."""
+
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+
+from annotation import permissions as policy
+from annotation.models import Corpus
+
+
+def managed_corpus(request: HttpRequest, pk: int, refusal: str) -> Corpus:
+    corpus = get_object_or_404(policy.visible_corpora(request.user), pk=pk)
+    if not policy.is_manager(request.user, corpus):
+        raise PermissionDenied(refusal)
+    return corpus
