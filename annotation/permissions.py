@@ -69,14 +69,18 @@ def visible_layers(user: User) -> QuerySet[AnnotationLayer]:
 def editable_layers(user: User) -> QuerySet[AnnotationLayer]:
     """Layers whose annotations the user may change.
 
-    The annotator edits their own layer until it is handed to review; the paired
-    reviewer corrects it while it is confirmed or under review; a manager may always
+    The annotator edits their own layer until it is reviewed; the paired reviewer
+    corrects it while it is confirmed or under review; a manager may always
     intervene. A reviewed layer is final for everybody but its corpus's managers."""
     if _anonymous(user):
         return AnnotationLayer.objects.none()
     if user.is_superuser:
         return AnnotationLayer.objects.all()
-    own_open = Q(annotator=user, status__in=[LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED])
+    # The author keeps editing under review: settling a note may mean changing the layer.
+    own_open = Q(
+        annotator=user,
+        status__in=[LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW],
+    )
     review_open = Q(_reviews_layer(user), status__in=[LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW])
     return AnnotationLayer.objects.filter(own_open | review_open | _manages_layer(user))
 
@@ -137,3 +141,15 @@ def can_change_status(user: User, layer: AnnotationLayer, to: str) -> bool:
         return True
     reviewing = ReviewAssignment.objects.filter(layer=layer, reviewer=user).exists()
     return reviewing and to in _REVIEWER_TARGETS and layer.status in (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW)
+
+
+def is_reviewer(user: User, layer: AnnotationLayer) -> bool:
+    return not _anonymous(user) and ReviewAssignment.objects.filter(layer=layer, reviewer=user).exists()
+
+
+def can_discuss(user: User, layer: AnnotationLayer) -> bool:
+    """Write review notes on a layer, reply, settle them and sign the review off: the
+    author and the paired reviewers while the layer is in review (managers too)."""
+    if _anonymous(user) or layer.status not in (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW):
+        return False
+    return layer.annotator_id == user.pk or is_reviewer(user, layer) or is_manager(user, layer.document.corpus)

@@ -21,7 +21,7 @@ def run_import_job(job_id: int) -> dict:
 @shared_task(name="annotation.tasks.render_masked_review", acks_late=True)
 def render_masked_review(layer_id: int) -> dict:
     """Render the masked review of a layer. Idempotent: an up-to-date rendering is kept."""
-    layer = AnnotationLayer.objects.select_related("document").get(pk=layer_id)
+    layer = AnnotationLayer.objects.select_related("document__corpus", "annotator").get(pk=layer_id)
     review = masked_review.render_masked_review(layer)
     return {"layer": layer_id, "layer_version": review.layer_version, "masked_mentions": review.masked_mentions}
 
@@ -30,7 +30,15 @@ def request_masked_review(layer: AnnotationLayer) -> None:
     """Enqueue the rendering once the current transaction (the confirmation) commits;
     a page polling for the result does not enqueue the same layer version twice."""
     if cache.add(f"masked-review-requested:{layer.pk}:{layer.version}", True, timeout=120):
-        transaction.on_commit(lambda: render_masked_review.delay(layer.pk))
+        layer_id = layer.pk
+        transaction.on_commit(lambda: render_masked_review.delay(layer_id))
+
+
+def rerender_after_change(sender, layer: AnnotationLayer, **kwargs) -> None:
+    """Receiver of ``layer_changed``: a confirmed (or reviewed) layer that changes gets
+    its masked review rendered again; open layers have none to keep current."""
+    if layer.status in masked_review.FINISHED:
+        request_masked_review(layer)
 
 
 def submit_import_job(corpus: Corpus, upload: UploadedFile, *, actor: AbstractBaseUser | None) -> ImportJob:

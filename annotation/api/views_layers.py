@@ -8,10 +8,8 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from .. import permissions as policy
-from ..enums import LayerStatus
 from ..selectors import with_layer_counts
 from ..services import layers as layer_services
-from ..tasks import request_masked_review
 from .filters import LayerFilter
 from .serializers import LayerAssignSerializer, LayerSerializer, LayerStatusSerializer, ReviewerSerializer
 
@@ -53,8 +51,6 @@ class LayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
         layer_services.change_layer_status(
             layer, target, actor=request.user, expected_version=command.validated_data.get("layer_version")
         )
-        if target == LayerStatus.CONFIRMED:
-            request_masked_review(layer)
         return Response(self.get_serializer(self.get_queryset().get(pk=layer.pk)).data)
 
     @extend_schema(request=ReviewerSerializer, responses={201: LayerSerializer})

@@ -5,10 +5,11 @@ from .background import BackgroundDocument
 from .corpus import Corpus, CorpusMembership
 from .document import Document
 from .imports import ImportJob
-from .layer import AnnotationLayer, ReviewAssignment
+from .layer import AnnotationLayer, ReviewAssignment, ReviewPair
 from .mention import Entity, Mention, MentionLink
 from .preannotation import PreannotationRun, Prediction, RunDocument
 from .review import MaskedReview
+from .review_notes import ReviewComment, ReviewThread
 
 __all__ = [
     "AnnotationLayer",
@@ -25,5 +26,8 @@ __all__ = [
     "PreannotationRun",
     "Prediction",
     "ReviewAssignment",
+    "ReviewComment",
+    "ReviewPair",
+    "ReviewThread",
     "RunDocument",
 ]

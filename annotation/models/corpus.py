@@ -16,6 +16,17 @@ class Corpus(models.Model):
         default="TAB 2022",
         help_text="Version of the annotation guidelines the layers of this corpus follow.",
     )
+
+    class MaskStyle(models.TextChoices):
+        STARS = "stars", "One * per character (as in TAB)"
+        LABELS = "labels", "The entity type, e.g. [PERSON]"
+
+    mask_style = models.CharField(
+        max_length=10,
+        choices=MaskStyle.choices,
+        default=MaskStyle.STARS,
+        help_text="How masked identifiers look in the masked review documents.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -24,6 +35,11 @@ class Corpus(models.Model):
     class Meta:
         ordering = ["name"]
         verbose_name_plural = "corpora"
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(mask_style__in=["stars", "labels"]), name="corpus_mask_style_valid"
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -45,11 +45,26 @@ class AnnotationLayer(models.Model):
 
 
 class ReviewAssignment(models.Model):
-    """A reviewer paired on a layer (TAB Step 5)."""
+    """A reviewer paired on a layer (TAB Step 5), and where their review stands.
+
+    The review is signed off by both sides: the reviewer, and the author who accepts the
+    corrections. Each sign-off records the layer version it saw, so a change made
+    afterwards (by either) asks for a new sign-off rather than slipping through."""
+
+    class Reidentification(models.TextChoices):
+        NO = "no", "No"
+        MAYBE = "maybe", "Perhaps, with some effort"
+        YES = "yes", "Yes"
 
     layer = models.ForeignKey(AnnotationLayer, on_delete=models.CASCADE, related_name="review_assignments")
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_assignments")
     created_at = models.DateTimeField(auto_now_add=True)
+    # The masked document is read first: "could I re-identify the person from this?"
+    masked_read_at = models.DateTimeField(null=True, blank=True)
+    reidentifiable = models.CharField(max_length=10, choices=Reidentification.choices, blank=True)
+    reidentification_comment = models.TextField(blank=True)
+    reviewer_confirmed_version = models.PositiveIntegerField(null=True, blank=True)
+    author_confirmed_version = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -58,3 +73,28 @@ class ReviewAssignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reviewer} reviews {self.layer}"
+
+
+class ReviewPair(models.Model):
+    """Two annotators of a corpus who review each other's confirmed layers.
+
+    Stored with ``first.pk < second.pk`` so a pair is one row whichever way round it
+    was made."""
+
+    corpus = models.ForeignKey("annotation.Corpus", on_delete=models.CASCADE, related_name="review_pairs")
+    first = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["corpus", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["corpus", "first", "second"], name="review_pair_unique"),
+            models.CheckConstraint(condition=models.Q(first__lt=models.F("second")), name="review_pair_ordered"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.first} ⇄ {self.second} in {self.corpus}"
+
+    def partner_of(self, user_id: int) -> int:
+        return self.second_id if user_id == self.first_id else self.first_id

@@ -14,6 +14,8 @@ class MaskedReview(models.Model):
 
     layer = models.OneToOneField(AnnotationLayer, on_delete=models.CASCADE, related_name="masked_review")
     layer_version = models.PositiveIntegerField()
+    # The corpus's mask style it was rendered with: changing the style re-renders.
+    style = models.CharField(max_length=10, default="stars")
     masked_text = models.TextField()
     # [[start, end], ...] in masked_text: the masked (merged) intervals.
     masked_spans = models.JSONField(default=list, blank=True)

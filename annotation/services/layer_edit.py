@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from ..enums import LayerStatus
 from ..models import AnnotationLayer, Entity, Mention
+from ..signals import layer_changed
 from .errors import StaleLayerVersion
 
 
@@ -45,6 +46,7 @@ def layer_edit(
     layer.version = locked.version
     layer.status = locked.status
     layer.next_serial = locked.next_serial
+    layer_changed.send(sender=AnnotationLayer, layer=locked)
 
 
 def allocate_tab_id(layer: AnnotationLayer, kind: str, taken: set[str] | None = None) -> str:

@@ -13,6 +13,7 @@ from annotation.models import MaskedReview
 from annotation.services.confirmation import confirmation_report
 from annotation.services.errors import DomainError, StaleLayerVersion
 from annotation.services.layers import ConfirmationRefused, change_layer_status, confirm_layer
+from annotation.services.masked_review import download_name, is_current, masked_review_html, review_segments
 from annotation.tasks import request_masked_review
 
 from .views import visible_layer
@@ -65,7 +66,6 @@ def confirm(request: HttpRequest, pk: int) -> HttpResponse:
             },
             status=422,
         )
-    request_masked_review(layer)
     response = HttpResponse(status=204)
     response["HX-Redirect"] = reverse("masked-review", args=[layer.pk])
     return response
@@ -75,15 +75,12 @@ def confirm(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def masked_review(request: HttpRequest, pk: int) -> HttpResponse:
     layer = visible_layer(request, pk)
-    review = MaskedReview.objects.filter(layer=layer).first()
-    ready = review is not None and review.layer_version == layer.version
-    if not ready and layer.status not in (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS):
-        request_masked_review(layer)  # e.g. changed since confirmation; enqueued once per version
+    review = _current_review(layer)
     context = {
         "layer": layer,
         "document": layer.document,
-        "review": review if ready else None,
-        "segments": _review_segments(review) if ready else [],
+        "review": review,
+        "segments": review_segments(review) if review else [],
         "can_reopen": policy.can_change_status(request.user, layer, LayerStatus.IN_PROGRESS)
         and layer.status == LayerStatus.CONFIRMED,
     }
@@ -91,22 +88,35 @@ def masked_review(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, template, context)
 
 
-def _review_segments(review: MaskedReview) -> list[tuple[str, str, str]]:
-    """The masked text cut into (text, kind, category) pieces: kind is "masked",
-    "confidential" or "" (plain)."""
-    text = review.masked_text
-    marks = [(start, end, "masked", "") for start, end in review.masked_spans] + [
-        (start, end, "confidential", category) for start, end, category in review.confidential_spans
-    ]
-    pieces, cursor = [], 0
-    for start, end, kind, category in sorted(marks):
-        if start < cursor:  # a confidential attribute inside a masked span: the mask wins
-            continue
-        pieces.append((text[cursor:start], "", ""))
-        pieces.append((text[start:end], kind, category))
-        cursor = end
-    pieces.append((text[cursor:], "", ""))
-    return pieces
+def _current_review(layer) -> MaskedReview | None:
+    """The rendering of the layer as it is now, or None while it is being prepared
+    (asked for once per layer version)."""
+    review = MaskedReview.objects.filter(layer=layer).first()
+    if is_current(layer, review):
+        return review
+    if layer.status not in (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS):
+        request_masked_review(layer)
+    return None
+
+
+@login_required
+@require_GET
+def masked_download(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
+    """The masked document as plain text or standalone HTML (once it is rendered)."""
+    layer = visible_layer(request, pk)
+    review = _current_review(layer)
+    if review is None:
+        return HttpResponse(
+            "The masked document is not ready: it exists once the layer is confirmed. Try again in a moment.",
+            status=409,
+            content_type="text/plain; charset=utf-8",
+        )
+    if extension == "txt":
+        response = HttpResponse(review.masked_text, content_type="text/plain; charset=utf-8")
+    else:
+        response = HttpResponse(masked_review_html(review), content_type="text/html; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{download_name(review, extension)}"'
+    return response
 
 
 @login_required

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from . import confirm_views, views
 
@@ -16,5 +16,6 @@ urlpatterns = [
     path("confirm/", confirm_views.confirm_dialog, name="ws-confirm-dialog"),
     path("confirm/do/", confirm_views.confirm, name="ws-confirm"),
     path("masked/", confirm_views.masked_review, name="masked-review"),
+    re_path(r"^masked\.(?P<extension>txt|html)$", confirm_views.masked_download, name="masked-download"),
     path("reopen/", confirm_views.reopen, name="ws-reopen"),
 ]
