@@ -106,6 +106,17 @@ def add_reviewer(
     if reviewer.pk == layer.annotator_id:
         raise DomainError(f"{reviewer.username} cannot review their own layer.", field="reviewer")
     _require_role(layer.document.corpus, reviewer, Role.REVIEWER)
+    unfinished = AnnotationLayer.objects.filter(
+        document_id=layer.document_id,
+        annotator=reviewer,
+        status__in=[LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS],
+    )
+    if unfinished.exists():
+        raise DomainError(
+            f"{reviewer.username} still annotates document {layer.document.doc_id}: reviewing now would show them "
+            "another annotator's solution. Pair them once their own layer is confirmed.",
+            field="reviewer",
+        )
     assignment, created = ReviewAssignment.objects.get_or_create(layer=layer, reviewer=reviewer)
     if created:
         record_event(

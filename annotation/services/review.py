@@ -30,6 +30,7 @@ from ..models import (
     ReviewThread,
 )
 from .audit import record_event
+from .confirmation import confirmation_report
 from .errors import DomainError
 from .layers import add_reviewer, change_layer_status
 
@@ -253,21 +254,28 @@ class ReviewState:
 
 def review_state(layer: AnnotationLayer) -> ReviewState:
     assignments = list(layer.review_assignments.select_related("reviewer").order_by("id"))
+    # Once reviewed, the final status change has moved the version on: every sign-off
+    # that led there counts.
+    done = layer.status == LayerStatus.REVIEWED
     version = layer.version
-    confirmed = [a.reviewer.username for a in assignments if a.reviewer_confirmed_version == version]
+
+    def signed(value):
+        return value is not None and (done or value == version)
+
     return ReviewState(
         layer=layer,
         assignments=assignments,
         open_notes=layer.review_threads.filter(status=ReviewThread.Status.OPEN).count(),
-        author_confirmed=bool(assignments) and all(a.author_confirmed_version == version for a in assignments),
-        reviewers_confirmed=confirmed,
-        reviewers_waiting=[a.reviewer.username for a in assignments if a.reviewer_confirmed_version != version],
+        author_confirmed=bool(assignments) and all(signed(a.author_confirmed_version) for a in assignments),
+        reviewers_confirmed=[a.reviewer.username for a in assignments if signed(a.reviewer_confirmed_version)],
+        reviewers_waiting=[a.reviewer.username for a in assignments if not signed(a.reviewer_confirmed_version)],
     )
 
 
 def confirm_review(layer: AnnotationLayer, *, actor: AbstractBaseUser) -> ReviewState:
     """The reviewer's or the author's sign-off on the layer as it is now. Refused while
-    a note is open. When both sides have signed off the current version, the layer
+    a note is open or while the layer breaks a confirmation rule (a correction may have
+    added an undecided entity). When both sides have signed off the current version, the layer
     becomes reviewed (TAB ``quality_checked``)."""
     with transaction.atomic():
         layer = (
@@ -282,6 +290,9 @@ def confirm_review(layer: AnnotationLayer, *, actor: AbstractBaseUser) -> Review
                 f"{'them' if open_notes > 1 else 'it'} (resolved or kept) before confirming.",
                 field="notes",
             )
+        problems = confirmation_report(layer).errors
+        if problems:
+            raise DomainError("Not yet: " + " ".join(finding.message for finding in problems), field="status")
         assignments = layer.review_assignments.all()
         if not assignments.exists():
             raise DomainError("Nobody reviews this layer yet: a manager pairs a reviewer first.", field="reviewer")

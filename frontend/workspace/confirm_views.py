@@ -75,7 +75,7 @@ def confirm(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def masked_review(request: HttpRequest, pk: int) -> HttpResponse:
     layer = visible_layer(request, pk)
-    review = _current_review(layer)
+    review = current_masked_review(layer)
     context = {
         "layer": layer,
         "document": layer.document,
@@ -88,7 +88,7 @@ def masked_review(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, template, context)
 
 
-def _current_review(layer) -> MaskedReview | None:
+def current_masked_review(layer) -> MaskedReview | None:
     """The rendering of the layer as it is now, or None while it is being prepared
     (asked for once per layer version)."""
     review = MaskedReview.objects.filter(layer=layer).first()
@@ -104,7 +104,7 @@ def _current_review(layer) -> MaskedReview | None:
 def masked_download(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
     """The masked document as plain text or standalone HTML (once it is rendered)."""
     layer = visible_layer(request, pk)
-    review = _current_review(layer)
+    review = current_masked_review(layer)
     if review is None:
         return HttpResponse(
             "The masked document is not ready: it exists once the layer is confirmed. Try again in a moment.",

@@ -1,5 +1,6 @@
 from django.urls import path, re_path
 
+from .. import review_views
 from . import confirm_views, views
 
 urlpatterns = [
@@ -18,4 +19,10 @@ urlpatterns = [
     path("masked/", confirm_views.masked_review, name="masked-review"),
     re_path(r"^masked\.(?P<extension>txt|html)$", confirm_views.masked_download, name="masked-download"),
     path("reopen/", confirm_views.reopen, name="ws-reopen"),
+    path("review/", review_views.review_start, name="review-start"),
+    path("review/panel/", review_views.review_panel, name="review-panel"),
+    path("review/notes/", review_views.note_new, name="review-note-new"),
+    path("review/notes/<int:thread_id>/reply/", review_views.note_reply, name="review-note-reply"),
+    path("review/notes/<int:thread_id>/settle/", review_views.note_settle, name="review-note-settle"),
+    path("review/confirm/", review_views.review_confirm, name="review-confirm"),
 ]

@@ -18,6 +18,7 @@ from annotation.services.errors import DomainError, StaleLayerVersion
 from .html import render_blocks, render_entity_list, render_progress, render_status
 from .model import LayerView
 from .panel import entity_panel_context
+from .review_panel import review_panel_context
 from .updates import full_refresh, message_only, workspace_update
 
 STALE_MESSAGE = (
@@ -74,6 +75,7 @@ def workspace(request: HttpRequest, pk: int) -> HttpResponse:
             "entity_list_html": render_entity_list(view),
             "progress_html": render_progress(view),
             "status_html": render_status(layer),
+            "review": review_panel_context(request, layer),
             "entity_types": EntityType.choices,
             "identifier_types": IdentifierType.choices,
             "confidential_statuses": ConfidentialStatus.choices,
