@@ -15,6 +15,7 @@ from annotation import permissions as policy
 from annotation.enums import LayerStatus, Role
 from annotation.models import AnnotationLayer, Entity, Mention, ReviewAssignment, ReviewPair, ReviewThread
 from annotation.services import review as review_service
+from annotation.services.corpora import update_corpus
 from annotation.services.errors import DomainError
 from annotation.services.layers import add_reviewer
 from annotation.services.masked_review import review_segments
@@ -182,7 +183,7 @@ def corpus_reviews(request: HttpRequest, pk: int) -> HttpResponse:
     User = get_user_model()
     if request.method == "POST":
         try:
-            _manage_pairs(request, corpus, User)
+            _manage(request, corpus, User)
         except DomainError as exc:
             messages.error(request, exc.message)
         return redirect("corpus-reviews", pk=corpus.pk)
@@ -203,6 +204,7 @@ def corpus_reviews(request: HttpRequest, pk: int) -> HttpResponse:
         "frontend/review/corpus_reviews.html",
         {
             "corpus": corpus,
+            "mask_styles": corpus.MaskStyle.choices,
             "pairs": ReviewPair.objects.filter(corpus=corpus).select_related("first", "second"),
             "annotators": annotators,
             "reviewers": reviewers,
@@ -217,7 +219,7 @@ def corpus_reviews(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def _manage_pairs(request: HttpRequest, corpus, User) -> None:
+def _manage(request: HttpRequest, corpus, User) -> None:
     action = request.POST.get("action")
     if action == "pair":
         users = [User.objects.filter(pk=request.POST.get(key) or 0).first() for key in ("first", "second")]
@@ -246,5 +248,8 @@ def _manage_pairs(request: HttpRequest, corpus, User) -> None:
             raise DomainError("Choose a reviewer.", field="reviewer")
         add_reviewer(layer, reviewer, actor=request.user)
         messages.success(request, f"{reviewer.username} reviews {layer}.")
+    elif action == "mask_style":
+        update_corpus(corpus, actor=request.user, mask_style=request.POST.get("mask_style", ""))
+        messages.success(request, f"Masked documents now show: {corpus.get_mask_style_display()}.")
     else:
         raise DomainError(f"Unknown action {action!r}.")

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import dashboard_views, preannotation_views, views
+from . import dashboard_views, evaluation_views, preannotation_views, progress_views, review_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -15,11 +15,17 @@ urlpatterns = [
         dashboard_views.corpus_agreement_csv,
         name="corpus-agreement-csv",
     ),
+    path("corpora/<int:pk>/evaluation/", evaluation_views.corpus_evaluation, name="corpus-evaluation"),
+    path("corpora/<int:pk>/evaluation.csv", evaluation_views.corpus_evaluation_csv, name="corpus-evaluation-csv"),
+    path("corpora/<int:pk>/progress/", progress_views.corpus_progress_page, name="corpus-progress"),
+    path("corpora/<int:pk>/progress/<str:table>.csv", progress_views.corpus_progress_csv, name="corpus-progress-csv"),
     path("corpora/<int:pk>/import/", views.corpus_import, name="corpus-import"),
     path("imports/<int:pk>/", views.import_job_detail, name="import-job"),
     path("corpora/<int:pk>/preannotate/", preannotation_views.corpus_preannotate, name="corpus-preannotate"),
     path("preannotation-runs/<int:pk>/", preannotation_views.run_detail, name="preannotation-run"),
     path("documents/<int:pk>/", views.document_detail, name="document-detail"),
     path("work/", views.my_work, name="my-work"),
+    path("reviews/", review_views.review_queue, name="review-queue"),
+    path("corpora/<int:pk>/reviews/", review_views.corpus_reviews, name="corpus-reviews"),
     path("layers/<int:pk>/", include("frontend.workspace.urls")),
 ]

@@ -15,7 +15,7 @@ class CorpusSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Corpus
-        fields = ["id", "name", "description", "guidelines_version", "created_at", "document_count"]
+        fields = ["id", "name", "description", "guidelines_version", "mask_style", "created_at", "document_count"]
         read_only_fields = ["created_at"]
 
 

@@ -49,8 +49,9 @@ def remove_member(membership: CorpusMembership, *, actor: AbstractBaseUser | Non
 
 
 def update_corpus(corpus: Corpus, *, actor: AbstractBaseUser | None, **values) -> Corpus:
-    """Change a corpus's name, description or guidelines version."""
-    allowed = {"name", "description", "guidelines_version"}
+    """Change a corpus's name, description, guidelines version or mask style (masked
+    review documents follow the new style the next time they are shown)."""
+    allowed = {"name", "description", "guidelines_version", "mask_style"}
     unknown = set(values) - allowed
     if unknown:
         raise DomainError(f"Cannot change {', '.join(sorted(unknown))} of a corpus.", field=sorted(unknown)[0])
@@ -60,6 +61,11 @@ def update_corpus(corpus: Corpus, *, actor: AbstractBaseUser | None, **values) -
             raise DomainError("A corpus needs a name.", field="name")
         if Corpus.objects.exclude(pk=corpus.pk).filter(name=values["name"]).exists():
             raise DomainError(f"A corpus named {values['name']!r} already exists.", field="name")
+    if "mask_style" in values and values["mask_style"] not in Corpus.MaskStyle.values:
+        raise DomainError(
+            f"The mask style is one of {', '.join(Corpus.MaskStyle.values)}, not {values['mask_style']!r}.",
+            field="mask_style",
+        )
     before = {key: getattr(corpus, key) for key in values}
     for key, value in values.items():
         setattr(corpus, key, value)

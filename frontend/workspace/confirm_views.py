@@ -13,7 +13,14 @@ from annotation.models import MaskedReview
 from annotation.services.confirmation import confirmation_report
 from annotation.services.errors import DomainError, StaleLayerVersion
 from annotation.services.layers import ConfirmationRefused, change_layer_status, confirm_layer
-from annotation.services.masked_review import download_name, is_current, masked_review_html, review_segments
+from annotation.services.masked_review import (
+    FINISHED,
+    download_name,
+    is_current,
+    masked_review_html,
+    render_masked_review,
+    review_segments,
+)
 from annotation.tasks import request_masked_review
 
 from .views import visible_layer
@@ -105,6 +112,8 @@ def masked_download(request: HttpRequest, pk: int, extension: str) -> HttpRespon
     """The masked document as plain text or standalone HTML (once it is rendered)."""
     layer = visible_layer(request, pk)
     review = current_masked_review(layer)
+    if review is None and layer.status in FINISHED:
+        review = render_masked_review(layer)  # a download waits for nobody: rendering takes milliseconds
     if review is None:
         return HttpResponse(
             "The masked document is not ready: it exists once the layer is confirmed. Try again in a moment.",

@@ -86,3 +86,12 @@ def drag_select(page, needle: str, nth: int = 0) -> None:
     page.mouse.down()
     page.mouse.move(box["x2"], box["y2"], steps=5)
     page.mouse.up()
+
+
+def client_for(user):
+    """A Django test client logged in as ``user``."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client

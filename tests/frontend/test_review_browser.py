@@ -79,36 +79,41 @@ def test_two_reviewers_correct_discuss_and_sign_off(login, live_server, review_c
     # A real disagreement: a note on an entity.
     bob.reload()
     bob.wait_for_selector("#review-panel")
-    bob.select_option("#note-entity", index=1)
-    anchor = bob.locator("#note-entity option").nth(1).inner_text().rsplit(" (", 1)[0]
-    bob.fill("#note-body", "Should this not be a direct identifier?")
+    bob.select_option("#note-entity", label="Mr E. Kanar (PERSON)")
+    bob.fill("#note-body", "The lawyer's name identifies him directly: DIRECT?")
     bob.click("#new-note button[type=submit]")
     bob.wait_for_selector(".thread-open")
     assert bob.locator("#review-confirm").is_disabled()
 
-    # alice sees the note and bob's correction, answers and settles it, then signs off.
+    # alice sees the note and bob's correction, agrees, changes her layer, resolves the
+    # note and signs off.
     alice = login("alice")
     alice.click("nav >> text=Reviews")
     alice.locator("#my-reviews tr", has_text=DOC).locator("text=Open").click()
     alice.wait_for_selector("#review-panel .thread-open")
     panel = alice.inner_text("#review-panel")
-    assert "Should this not be a direct identifier?" in panel and anchor in panel
+    assert "The lawyer's name identifies him directly: DIRECT?" in panel and "“Mr E. Kanar”" in panel
     corrections = alice.inner_text("#review-panel .correction >> nth=-1")
     assert corrections.startswith("bob") and f"added “{target}” as LOC" in corrections
-    alice.fill("#review-panel .thread-open .reply input[name=body]", "It only names the court, so QUASI is right.")
+    alice.locator("#doc-text mark[data-m]", has_text="Mr E. Kanar").first.click()
+    alice.keyboard.press("1")  # DIRECT
+    alice.wait_for_selector("#doc-text mark.d-DIRECT:text-is('Mr E. Kanar')")
+    alice.fill("#review-panel .thread-open .reply input[name=body]", "Agreed, changed to DIRECT.")
     alice.click("#review-panel .thread-open .reply button")
-    alice.wait_for_selector("text=It only names the court")
-    alice.click("#review-panel .thread-open >> text=Keep as annotated")
-    alice.wait_for_selector("#review-panel .thread-kept")
+    alice.wait_for_selector("text=Agreed, changed to DIRECT.")
+    alice.click("#review-panel .thread-open >> text=Resolved")
+    alice.wait_for_selector("#review-panel .thread-resolved")
     alice.click("#review-confirm")
     alice.wait_for_selector("#review-panel .signoffs >> text=✓ alice")
-    assert ReviewThread.objects.get(layer=alices).status == "kept"
+    thread = ReviewThread.objects.get(layer=alices)
+    assert thread.status == "resolved" and thread.settled_by.username == "alice"
+    assert set(alices.mentions.filter(span_text="Mr E. Kanar").values_list("identifier_type", flat=True)) == {"DIRECT"}
     alices.refresh_from_db()
     assert alices.status == LayerStatus.UNDER_REVIEW  # bob has not signed off yet
 
     # bob signs off: both sides have confirmed this version, the layer is reviewed.
     bob.reload()
-    bob.wait_for_selector("#review-panel .thread-kept")
+    bob.wait_for_selector("#review-panel .thread-resolved")
     bob.click("#review-confirm")
     bob.wait_for_selector("#review-panel >> text=Quality checked")
     assert bob.locator("#review-panel .signoffs li", has_text="✓").count() == 2
