@@ -185,3 +185,22 @@ def rules_only_engine(settings):
     forget_engines()
     yield
     forget_engines()
+
+
+def tab_mention(
+    text: str, layer: str, number: int, span_text: str, entity_type: str, identifier: str, doc_id: str = "d"
+) -> dict:
+    """A TAB ``entity_mentions`` item for the first occurrence of ``span_text`` in
+    ``text``, entity and mention numbered alike (one mention per entity)."""
+    start = text.index(span_text)
+    return {
+        "entity_type": entity_type,
+        "entity_mention_id": f"{doc_id}_{layer}_em{number}",
+        "start_offset": start,
+        "end_offset": start + len(span_text),
+        "span_text": span_text,
+        "edit_type": "check",
+        "identifier_type": identifier,
+        "entity_id": f"{doc_id}_{layer}_e{number}",
+        "confidential_status": "NOT_CONFIDENTIAL",
+    }

@@ -5,7 +5,10 @@ import csv
 import io
 
 import pytest
-from django.test import Client
+
+from tests.conftest import tab_mention
+
+from .conftest import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -13,18 +16,7 @@ TEXT = "Anna Berg lives in Oslo since 2001."
 
 
 def mention(layer: str, number: int, text: str, entity_type: str, identifier: str) -> dict:
-    start = TEXT.index(text)
-    return {
-        "entity_type": entity_type,
-        "entity_mention_id": f"d_{layer}_em{number}",
-        "start_offset": start,
-        "end_offset": start + len(text),
-        "span_text": text,
-        "edit_type": "check",
-        "identifier_type": identifier,
-        "entity_id": f"d_{layer}_e{number}",
-        "confidential_status": "NOT_CONFIDENTIAL",
-    }
+    return tab_mention(TEXT, layer, number, text, entity_type, identifier)
 
 
 DOCUMENT = {
@@ -49,12 +41,6 @@ DOCUMENT = {
     },
     "quality_checked": ["a", "b"],
 }
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

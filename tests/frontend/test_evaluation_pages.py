@@ -25,8 +25,10 @@ from annotation.enums import EntityType, IdentifierType
 from annotation.models import PreannotationRun, Prediction, RunDocument
 from annotation.services.layers import assign_layer
 from annotation.services.mentions import create_mention
-from tests.conftest import make_user
+from tests.conftest import make_user, tab_mention
 from tests.sanitize_app.engine.conftest import tiny_models  # noqa: F401 (the tiny masked LM, built once)
+
+from .conftest import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -39,18 +41,7 @@ def span(text: str) -> list[int]:
 
 
 def mention(layer: str, number: int, text: str, entity_type: str, identifier: str) -> dict:
-    start, end = span(text)
-    return {
-        "entity_type": entity_type,
-        "entity_mention_id": f"d_{layer}_em{number}",
-        "start_offset": start,
-        "end_offset": end,
-        "span_text": text,
-        "edit_type": "check",
-        "identifier_type": identifier,
-        "entity_id": f"d_{layer}_e{number}",
-        "confidential_status": "NOT_CONFIDENTIAL",
-    }
+    return tab_mention(TEXT, layer, number, text, entity_type, identifier)
 
 
 DOCUMENT = {
@@ -79,12 +70,6 @@ DOCUMENT = {
 }
 # The system masks Anna Berg, Oslo and the non-entity "met".
 SYSTEM = {"d": [span("Anna Berg"), span("met"), span("Oslo")]}
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def upload(content, name: str = "system.json") -> SimpleUploadedFile:

@@ -9,11 +9,7 @@ from django.test import Client
 from annotation.models import Document, ImportJob
 from frontend.text_segments import segment_text
 
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
+from .conftest import client_for
 
 
 def test_login_is_required():

@@ -2,20 +2,15 @@
 in the workspace panel."""
 
 import pytest
-from django.test import Client
 
 from annotation.models import PreannotationRun
 from annotation.services.layers import assign_layer
 
+from .conftest import client_for
+
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rules_only_engine", "eager_tasks")]
 
 CANPOLAT = "001-79436"
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

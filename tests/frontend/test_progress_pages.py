@@ -10,13 +10,9 @@ from django.test import Client
 from frontend.progress_views import format_duration
 from tests.annotation.services.test_progress import build_progress_corpus
 
+from .conftest import client_for
+
 pytestmark = pytest.mark.django_db
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
