@@ -7,6 +7,7 @@ from .views_audit import AuditEventViewSet
 from .views_corpora import CorpusViewSet, DocumentViewSet, ImportJobViewSet, MembershipViewSet
 from .views_layers import LayerViewSet
 from .views_preannotation import PreannotationRunViewSet
+from .views_review import LayerReviewViewSet, ReviewNoteViewSet, ReviewPairViewSet
 
 router = DefaultRouter()
 router.register("corpora", CorpusViewSet, basename="corpus")
@@ -18,6 +19,9 @@ router.register("entities", EntityViewSet, basename="entity")
 router.register("audit-events", AuditEventViewSet, basename="auditevent")
 router.register("import-jobs", ImportJobViewSet, basename="importjob")
 router.register("preannotation-runs", PreannotationRunViewSet, basename="preannotationrun")
+router.register("layer-reviews", LayerReviewViewSet, basename="layerreview")
+router.register("review-notes", ReviewNoteViewSet, basename="reviewnote")
+router.register("review-pairs", ReviewPairViewSet, basename="reviewpair")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

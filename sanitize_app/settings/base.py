@@ -137,6 +137,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "LayerStatusEnum": "annotation.enums.LayerStatus",
         "ImportJobStatusEnum": "annotation.models.imports.ImportJob.Status",
+        "ReviewNoteStatusEnum": "annotation.models.review_notes.ReviewThread.Status",
     },
 }
 
