@@ -26,6 +26,7 @@ from .workspace.review_panel import review_panel_context
 from .workspace.views import visible_layer
 
 IN_REVIEW = (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED)
+LISTED = 100
 
 
 def _with_notes(layers):
@@ -193,12 +194,19 @@ def corpus_reviews(request: HttpRequest, pk: int) -> HttpResponse:
     reviewers = User.objects.filter(corpus_memberships__corpus=corpus, corpus_memberships__role=Role.REVIEWER).order_by(
         "username"
     )
+    show_reviewed = request.GET.get("reviewed") == "1"
+    shown = IN_REVIEW if show_reviewed else (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW)
     layers = (
-        _with_notes(AnnotationLayer.objects.filter(document__corpus=corpus, status__in=IN_REVIEW))
+        _with_notes(AnnotationLayer.objects.filter(document__corpus=corpus, status__in=shown))
         .prefetch_related("review_assignments__reviewer")
         .order_by("status", "document__position", "position")
     )
-    counts = dict(layers.order_by().values_list("status").annotate(n=Count("id")))
+    counts = dict(
+        AnnotationLayer.objects.filter(document__corpus=corpus, status__in=IN_REVIEW)
+        .order_by()
+        .values_list("status")
+        .annotate(n=Count("id"))
+    )
     return render(
         request,
         "frontend/review/corpus_reviews.html",
@@ -208,7 +216,9 @@ def corpus_reviews(request: HttpRequest, pk: int) -> HttpResponse:
             "pairs": ReviewPair.objects.filter(corpus=corpus).select_related("first", "second"),
             "annotators": annotators,
             "reviewers": reviewers,
-            "layers": layers[:200],
+            "layers": layers[:LISTED],
+            "listed": LISTED,
+            "show_reviewed": show_reviewed,
             "counts": [
                 (status, label, counts.get(status, 0)) for status, label in LayerStatus.choices if status in IN_REVIEW
             ],

@@ -161,3 +161,12 @@ def test_the_queue_lists_what_to_review_and_my_layers_in_review(confirmed, peopl
     assert "case-1" in rita_page and "Read masked document" in rita_page
     ann_page = client_for(people["ann"]).get("/reviews/").content.decode()
     assert "rita_reviewer" in ann_page and "Nothing to review" in ann_page
+
+
+def test_the_managers_list_hides_reviewed_layers_unless_asked(confirmed, people, corpus):
+    AnnotationLayer.objects.filter(pk=confirmed.pk).update(status=LayerStatus.REVIEWED)
+    mia = client_for(people["manager"])
+    default = mia.get(f"/corpora/{corpus.pk}/reviews/").content.decode()
+    assert "No layer waits for review." in default and "1 reviewed" in default
+    everything = mia.get(f"/corpora/{corpus.pk}/reviews/?reviewed=1").content.decode()
+    assert 'href="/layers/%d/"' % confirmed.pk in everything
