@@ -79,3 +79,34 @@ def test_a_preannotation_run_is_done_by_a_real_worker_in_batches(
         == run.run_documents.get(document=layer.document).predictions
         > 0
     )
+
+
+def test_the_masked_review_follows_the_layer_through_a_real_worker(worker, corpus, people):
+    """Confirming renders the masked document in the worker; a reviewer's correction
+    after confirmation renders it again, for the new layer version."""
+    from annotation.models import AnnotationLayer, MaskedReview
+    from annotation.services.layers import change_layer_status
+    from annotation.services.mentions import create_mention
+
+    text = "Mr John Smith was born in 1961 in Oslo."
+    document = Document.objects.create(corpus=corpus, doc_id="case-1", text=text, person_to_protect="John Smith")
+    layer = AnnotationLayer.objects.create(document=document, annotator=people["ann"])
+    create_mention(
+        layer, actor=people["ann"], start_offset=0, end_offset=13, entity_type="PERSON", identifier_type="DIRECT"
+    )
+    change_layer_status(layer, "confirmed", actor=people["ann"])
+
+    def rendered(version: int) -> MaskedReview:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            review = MaskedReview.objects.filter(layer=layer, layer_version=version).first()
+            if review:
+                return review
+            time.sleep(0.05)
+        raise AssertionError(f"no masked review of version {version}")
+
+    assert rendered(layer.version).masked_text == "*" * 13 + text[13:]
+    create_mention(
+        layer, actor=people["manager"], start_offset=26, end_offset=30, entity_type="DATETIME", identifier_type="QUASI"
+    )
+    assert rendered(layer.version).masked_text == "*" * 13 + " was born in **** in Oslo."
