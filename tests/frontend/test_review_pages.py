@@ -169,4 +169,4 @@ def test_the_managers_list_hides_reviewed_layers_unless_asked(confirmed, people,
     default = mia.get(f"/corpora/{corpus.pk}/reviews/").content.decode()
     assert "No layer waits for review." in default and "1 reviewed" in default
     everything = mia.get(f"/corpora/{corpus.pk}/reviews/?reviewed=1").content.decode()
-    assert 'href="/layers/%d/"' % confirmed.pk in everything
+    assert f'href="/layers/{confirmed.pk}/"' in everything
