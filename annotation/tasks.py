@@ -7,8 +7,8 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from .models import AnnotationLayer, Corpus, ImportJob, PreannotationRun, RunDocument
-from .services import import_jobs, masked_review, preannotation
+from .models import AnnotationLayer, Corpus, ImportJob, PreannotationRun, RunDocument, TrainedModel
+from .services import import_jobs, masked_review, preannotation, training
 
 
 @shared_task(name="annotation.tasks.run_import_job", acks_late=True)
@@ -84,3 +84,42 @@ def enqueue_preannotation(run: PreannotationRun, *, after_each=None) -> int:
         if after_each:
             after_each()
     return len(batches)
+
+
+# A hard limit a minute past the training's own: the training stops cleanly at its limit;
+# only a training stuck beyond it is killed (and then found failed by its heartbeat).
+_TRAINING_LIMIT = settings.SANITIZE_TRAINING.get("time_limit_s") or 1800
+
+
+@shared_task(name="annotation.tasks.train_model", acks_late=True, time_limit=_TRAINING_LIMIT + 60)
+def train_model(model_id: int) -> dict:
+    """Train one queued model of the registry. Safe to redeliver: a model no longer
+    queued is left as it is."""
+    model = training.run_training(model_id)
+    return {"model": model.pk, "status": model.status, "error": model.error[:200]}
+
+
+def submit_training(
+    corpus: Corpus, kind: str, *, actor: AbstractBaseUser | None = None, trigger: str = "manual"
+) -> TrainedModel:
+    """Queue a training and send it to the training worker once the row is committed."""
+    model = training.start_training(corpus, kind, actor=actor, trigger=trigger)
+
+    def enqueue():
+        result = train_model.delay(model.pk)
+        TrainedModel.objects.filter(pk=model.pk).update(task_id=result.id or "")
+
+    transaction.on_commit(enqueue)
+    return model
+
+
+@shared_task(name="annotation.tasks.retrain_due_models")
+def retrain_due_models() -> list[str]:
+    """Celery beat: start the trainings that enough newly finished layers made due."""
+    training.fail_lost_trainings()
+    started = []
+    for corpus in Corpus.objects.all():
+        for kind in training.due_trainings(corpus):
+            model = submit_training(corpus, kind, trigger="schedule")
+            started.append(f"{corpus.name}: {model.label}")
+    return started

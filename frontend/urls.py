@@ -1,7 +1,15 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import dashboard_views, evaluation_views, preannotation_views, progress_views, review_views, views
+from . import (
+    dashboard_views,
+    evaluation_views,
+    preannotation_views,
+    progress_views,
+    review_views,
+    training_views,
+    views,
+)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -27,5 +35,9 @@ urlpatterns = [
     path("work/", views.my_work, name="my-work"),
     path("reviews/", review_views.review_queue, name="review-queue"),
     path("corpora/<int:pk>/reviews/", review_views.corpus_reviews, name="corpus-reviews"),
+    path("corpora/<int:pk>/models/", training_views.corpus_models, name="corpus-models"),
+    path("corpora/<int:pk>/models/train/", training_views.train_now, name="corpus-models-train"),
+    path("corpora/<int:pk>/models/rollback/", training_views.roll_back, name="corpus-models-rollback"),
+    path("corpora/<int:pk>/models/<int:model_id>/promote/", training_views.promote, name="corpus-models-promote"),
     path("layers/<int:pk>/", include("frontend.workspace.urls")),
 ]

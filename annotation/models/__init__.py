@@ -10,6 +10,7 @@ from .mention import Entity, Mention, MentionLink
 from .preannotation import PreannotationRun, Prediction, RunDocument
 from .review import MaskedReview
 from .review_notes import ReviewComment, ReviewThread
+from .training import TrainedModel
 
 __all__ = [
     "AnnotationLayer",
@@ -30,4 +31,5 @@ __all__ = [
     "ReviewPair",
     "ReviewThread",
     "RunDocument",
+    "TrainedModel",
 ]

@@ -6,6 +6,7 @@ Building an engine loads models (a spaCy pipeline, maybe transformers), so engin
 kept per process, one per corpus and configuration."""
 
 from collections import OrderedDict
+from pathlib import Path
 from threading import Lock
 
 from django.conf import settings
@@ -15,7 +16,7 @@ from sanitize_app.engine.indicators.web_search import HttpSearchBackend
 from sanitize_app.engine.information_content import CorpusStatistics
 from sanitize_app.engine.preannotation import EngineConfig, PreannotationEngine
 
-from ..models import Corpus, Document
+from ..models import Corpus, Document, TrainedModel
 from .background import DatabaseSearchBackend
 
 _ENGINES: OrderedDict[tuple, PreannotationEngine] = OrderedDict()
@@ -23,12 +24,21 @@ _KEEP = 2  # engines kept per process (a worker usually serves one corpus at a t
 _LOCK = Lock()
 
 
-def engine_config() -> EngineConfig:
+def engine_config(corpus: Corpus | None = None) -> EngineConfig:
+    """The engine's configuration from settings, with the corpus's promoted models (the
+    retraining loop's registry) in place of the configured ones."""
     options = dict(settings.SANITIZE_ENGINE)
-    names = [options.get("spacy_pipeline") or "rules"]
-    names += [
-        options[key] for key in ("masked_lm", "sequence_model", "lm_classifier", "span_classifier") if options.get(key)
-    ]
+    trained = _promoted_models(corpus)
+    for kind, key in (("recognizer", "spacy_pipeline"), ("masking", "span_classifier"), ("sequence", "sequence_model")):
+        if kind in trained:
+            options[key] = str(Path(settings.SANITIZE_MODEL_ROOT) / trained[kind].path)
+    names = [trained["recognizer"].label if "recognizer" in trained else options.get("spacy_pipeline") or "rules"]
+    for kind, key in (("sequence", "sequence_model"), ("masking", "span_classifier")):
+        if kind in trained:
+            names.append(trained[kind].label)
+        elif options.get(key):
+            names.append(options[key])
+    names += [options[key] for key in ("masked_lm", "lm_classifier") if options.get(key)]
     return EngineConfig(
         spacy_pipeline=options.get("spacy_pipeline") or None,
         masked_lm=options.get("masked_lm") or None,
@@ -39,6 +49,12 @@ def engine_config() -> EngineConfig:
         device=options.get("device", "cpu"),
         model_version=" + ".join(str(name) for name in names)[:100],
     )
+
+
+def _promoted_models(corpus: Corpus | None) -> dict:
+    if corpus is None:
+        return {}
+    return {m.kind: m for m in TrainedModel.objects.filter(corpus=corpus, is_active=True)}
 
 
 class _NoSearch:
@@ -76,7 +92,7 @@ def corpus_statistics(corpus: Corpus) -> CorpusStatistics:
 def engine_for(corpus: Corpus) -> PreannotationEngine:
     """The engine for ``corpus``, built once per process (and again when the corpus gains
     documents, so that its statistics stay those of the corpus)."""
-    config = engine_config()
+    config = engine_config(corpus)
     key = (corpus.pk, Document.objects.filter(corpus=corpus).count(), repr(config), repr(settings.SANITIZE_SEARCH))
     with _LOCK:
         engine = _ENGINES.get(key)

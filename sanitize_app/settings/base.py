@@ -159,6 +159,15 @@ CELERY_TASK_ROUTES = {
     "annotation.tasks.run_import_job": {"queue": "default"},
     "annotation.tasks.render_masked_review": {"queue": "default"},
     "annotation.tasks.preannotate_documents": {"queue": "preannotation"},
+    "annotation.tasks.train_model": {"queue": "training"},
+    "annotation.tasks.retrain_due_models": {"queue": "default"},
+}
+# Celery beat: look for corpora with enough newly confirmed layers to retrain.
+CELERY_BEAT_SCHEDULE = {
+    "retrain-due-models": {
+        "task": "annotation.tasks.retrain_due_models",
+        "schedule": env_int("SANITIZE_RETRAIN_CHECK_SECONDS", 600),
+    },
 }
 
 # The cache carries live progress between workers and web processes: Redis when one is
@@ -213,3 +222,20 @@ SANITIZE_SEARCH = {
 # Documents per pre-annotation task: big enough to amortise loading the engine, small
 # enough that progress moves and a lost worker redoes little.
 SANITIZE_PREANNOTATION_BATCH = env_int("SANITIZE_PREANNOTATION_BATCH", 10)
+
+# The retraining loop: models trained from confirmed layers, kept under MODEL_ROOT.
+SANITIZE_MODEL_ROOT = Path(env_str("SANITIZE_MODEL_ROOT", str(VAR_DIR / "models")))
+SANITIZE_TRAINING = {
+    # Retrain a kind of model after this many newly confirmed layers (0: only on demand).
+    "retrain_every": env_int("SANITIZE_RETRAIN_EVERY", 25),
+    # A training stops cleanly after this long (and is killed a minute later).
+    "time_limit_s": env_int("SANITIZE_TRAINING_TIME_LIMIT", 1800),
+    "max_epochs": env_int("SANITIZE_TRAINING_EPOCHS", 20),
+    # The spaCy pipeline a recognizer starts from ("" = a blank English pipeline).
+    "base_model": env_str("SANITIZE_TRAINING_BASE_MODEL", ""),
+    # A transformer backbone (local path or name) for the sequence labeller ("" = none).
+    "sequence_backbone": env_str("SANITIZE_SEQUENCE_BACKBONE", ""),
+    "seed": env_int("SANITIZE_TRAINING_SEED", 13),
+    # Only reviewed (quality-checked) layers, or every confirmed one.
+    "reviewed_only": env_bool("SANITIZE_TRAINING_REVIEWED_ONLY", False),
+}

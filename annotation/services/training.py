@@ -1,0 +1,321 @@
+"""The retraining loop: train a recognizer, masking or sequence model from a corpus's
+finished layers, keep every version in the registry, promote one for pre-annotation
+and roll back.
+
+A training is a row of ``TrainedModel`` first (queued), then the work of a Celery task
+(``run_training``). Whatever goes wrong while training (bad configuration, no data, an
+exception, the time limit, a worker that died) ends in a failed row with the error in
+words; the active model is never touched by a training, only by ``promote``."""
+
+import shutil
+import time
+import traceback
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from ..corpus_io.tab_writer import iter_tab_documents
+from ..enums import LayerStatus
+from ..models import AnnotationLayer, Corpus, TrainedModel
+from .audit import record_event
+from .engine import forget_engines
+from .errors import DomainError
+
+Kind = TrainedModel.Kind
+Status = TrainedModel.Status
+# A running training touches its row at least this often; one silent for much longer
+# lost its worker (killed, out of memory, machine restarted).
+HEARTBEAT_STALE = timedelta(minutes=10)
+LOG_LIMIT = 20_000
+
+
+def model_root() -> Path:
+    return Path(settings.SANITIZE_MODEL_ROOT)
+
+
+def training_statuses() -> list[str]:
+    if settings.SANITIZE_TRAINING.get("reviewed_only"):
+        return [LayerStatus.REVIEWED]
+    return [LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED]
+
+
+def training_layers(corpus: Corpus):
+    return AnnotationLayer.objects.filter(document__corpus=corpus, status__in=training_statuses())
+
+
+def training_documents(corpus: Corpus) -> list[dict]:
+    """The corpus in the TAB format, each document with its finished layers only."""
+    statuses = set(training_statuses())
+    documents = []
+    for document in iter_tab_documents(corpus.documents.all(), finished_only=True):
+        if statuses != {LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED}:
+            checked = set(document.get("quality_checked", []))
+            document["annotations"] = {k: v for k, v in document["annotations"].items() if k in checked}
+        if document["annotations"]:
+            documents.append(document)
+    return documents
+
+
+# --- Starting -------------------------------------------------------------------------
+
+
+def start_training(
+    corpus: Corpus, kind: str, *, actor: AbstractBaseUser | None = None, trigger: str = "manual"
+) -> TrainedModel:
+    """Queue a training of ``kind``. Refused while another training of the same kind
+    runs for this corpus (a lost one is first recognised as failed)."""
+    if kind not in Kind.values:
+        raise DomainError(f"Unknown model kind {kind!r}: use one of {', '.join(Kind.values)}.", field="kind")
+    if kind == Kind.SEQUENCE and not settings.SANITIZE_TRAINING.get("sequence_backbone"):
+        raise DomainError(
+            "A sequence labeller needs a transformer backbone: set SANITIZE_SEQUENCE_BACKBONE "
+            "(a local path or an installed model name).",
+            field="kind",
+        )
+    fail_lost_trainings(corpus)
+    layers = list(training_layers(corpus).values_list("pk", "version"))
+    if not layers:
+        raise DomainError(f"Corpus {corpus.name} has no confirmed layer to train on yet.", field="corpus")
+    try:
+        with transaction.atomic():
+            version = (TrainedModel.objects.filter(corpus=corpus, kind=kind).aggregate(v=Max("version"))["v"] or 0) + 1
+            model = TrainedModel.objects.create(
+                corpus=corpus,
+                kind=kind,
+                version=version,
+                created_by=actor if actor is not None and actor.is_authenticated else None,
+                trigger=trigger,
+                training_layers=[list(row) for row in layers],
+            )
+            record_event("model.train", actor=actor, corpus=corpus, target=model.label, changes={"trigger": trigger})
+    except IntegrityError:
+        running = TrainedModel.objects.filter(corpus=corpus, kind=kind, status__in=[Status.QUEUED, Status.RUNNING])
+        current = running.first()
+        raise DomainError(
+            f"A {kind} training is already {current.get_status_display().lower() if current else 'running'}"
+            f"{f' ({current.label})' if current else ''}: one at a time.",
+            field="kind",
+        ) from None
+    return model
+
+
+def fail_lost_trainings(corpus: Corpus | None = None) -> int:
+    """Mark as failed the trainings whose worker went silent (killed, lost)."""
+    stale = timezone.now() - HEARTBEAT_STALE
+    lost = TrainedModel.objects.filter(status=Status.RUNNING, heartbeat_at__lt=stale)
+    if corpus is not None:
+        lost = lost.filter(corpus=corpus)
+    return lost.update(
+        status=Status.FAILED,
+        error="The training stopped answering (its worker was killed or lost); the active model is unchanged.",
+        finished_at=timezone.now(),
+    )
+
+
+# --- Running --------------------------------------------------------------------------
+
+
+class _Progress:
+    """Progress and log lines written to the row, at most every half second."""
+
+    def __init__(self, model: TrainedModel):
+        self.model = model
+        self.last = 0.0
+
+    def __call__(self, fraction: float, message: str = "") -> None:
+        now = time.monotonic()
+        if message:
+            self.model.log = (self.model.log + f"{timezone.now():%H:%M:%S} {message}\n")[-LOG_LIMIT:]
+        self.model.progress = max(0.0, min(1.0, float(fraction)))
+        if now - self.last >= 0.5 or fraction >= 1.0:
+            self.last = now
+            self.model.heartbeat_at = timezone.now()
+            self.model.save(update_fields=["progress", "log", "heartbeat_at"])
+
+
+def run_training(model_id: int) -> TrainedModel:
+    """Train the queued model ``model_id`` and store the result. Never raises for a
+    training that fails: the row says what went wrong. Safe to redeliver: a model that
+    is no longer queued is left as it is."""
+    claimed = TrainedModel.objects.filter(pk=model_id, status=Status.QUEUED).update(
+        status=Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
+    )
+    model = TrainedModel.objects.select_related("corpus").get(pk=model_id)
+    if not claimed:
+        return model
+    progress = _Progress(model)
+    target = model_root() / f"corpus-{model.corpus_id}" / model.kind / f"v{model.version}"
+    started = time.monotonic()
+    try:
+        result = _train(model, target, progress)
+    except Exception as exc:  # noqa: BLE001 - any failure must end as a failed row
+        shutil.rmtree(target, ignore_errors=True)
+        _finish(model, Status.FAILED, started, error=_explain(exc))
+        return model
+    model.path = str(Path(result.path).relative_to(model_root()))
+    model.metrics = result.metrics
+    model.config = result.config
+    model.train_documents = list(result.train_documents)
+    model.heldout_documents = list(result.heldout_documents)
+    _finish(model, Status.SUCCEEDED, started)
+    return model
+
+
+def _train(model: TrainedModel, target: Path, progress: _Progress):
+    from sanitize_app.engine import training
+
+    options = settings.SANITIZE_TRAINING
+    documents = _snapshot_documents(model)
+    progress(0.0, f"{len(documents)} documents with finished layers")
+    train, heldout = training.split_documents(documents, seed=options.get("seed", 13))
+    progress(0.02, f"split: {len(train)} to train on, {len(heldout)} held out")
+    limit = options.get("time_limit_s")
+    if model.kind == Kind.RECOGNIZER:
+        return training.train_recognizer(
+            train,
+            heldout,
+            target,
+            base_model=options.get("base_model") or None,
+            max_epochs=options.get("max_epochs", 20),
+            time_limit_s=limit,
+            seed=options.get("seed", 13),
+            progress=progress,
+        )
+    if model.kind == Kind.MASKING:
+        from .engine import engine_config
+
+        return training.train_masking_classifier(
+            train,
+            heldout,
+            target / "classifier.joblib",
+            engine_config=engine_config(),
+            progress=progress,
+            time_limit_s=limit,
+        )
+    return training.train_sequence_labeller(
+        train,
+        heldout,
+        target,
+        backbone=options["sequence_backbone"],
+        device=settings.SANITIZE_ENGINE.get("device", "cpu"),
+        progress=progress,
+        time_limit_s=limit,
+    )
+
+
+def _snapshot_documents(model: TrainedModel) -> list[dict]:
+    """The training data: the layers recorded when the training was queued."""
+    layer_ids = {row[0] for row in model.training_layers}
+    documents = []
+    for document in training_documents(model.corpus):
+        names = set(
+            AnnotationLayer.objects.filter(
+                pk__in=layer_ids, document__doc_id=document["doc_id"], document__corpus=model.corpus
+            ).values_list("annotator__username", flat=True)
+        )
+        document["annotations"] = {k: v for k, v in document["annotations"].items() if k in names}
+        if document["annotations"]:
+            documents.append(document)
+    return documents
+
+
+def _explain(exc: Exception) -> str:
+    message = str(exc) or exc.__class__.__name__
+    if exc.__class__.__name__ != "TrainingError":
+        message = f"{exc.__class__.__name__}: {message}\n" + "".join(traceback.format_exception(exc)[-3:])
+    return message[:5000]
+
+
+def _finish(model: TrainedModel, status: str, started: float, *, error: str = "") -> None:
+    model.status = status
+    model.error = error
+    model.duration_s = round(time.monotonic() - started, 2)
+    model.finished_at = timezone.now()
+    model.progress = 1.0 if status == Status.SUCCEEDED else model.progress
+    model.save()
+    record_event(
+        "model.trained" if status == Status.SUCCEEDED else "model.failed",
+        actor=None,
+        corpus=model.corpus,
+        target=model.label,
+        changes={"error": error[:500]} if error else {"metrics": _headline(model.metrics)},
+    )
+
+
+def _headline(metrics: dict) -> dict:
+    return {key: metrics[key] for key in ("ER_di", "ER_qi", "WP", "entity_type_f1") if key in metrics}
+
+
+# --- Promoting ------------------------------------------------------------------------
+
+
+def promote(model: TrainedModel, *, actor: AbstractBaseUser | None) -> TrainedModel:
+    """Make ``model`` the one the pre-annotation uses for its kind."""
+    if model.status != Status.SUCCEEDED:
+        raise DomainError(f"{model.label} is {model.get_status_display().lower()}: only a trained model is used.")
+    with transaction.atomic():
+        previous = TrainedModel.objects.select_for_update().filter(corpus=model.corpus, kind=model.kind, is_active=True)
+        before = [m.label for m in previous]
+        previous.update(is_active=False)
+        model.is_active = True
+        model.activated_at = timezone.now()
+        model.save(update_fields=["is_active", "activated_at"])
+        record_event("model.promote", actor=actor, corpus=model.corpus, target=model.label, changes={"before": before})
+    transaction.on_commit(forget_engines)
+    return model
+
+
+def roll_back(corpus: Corpus, kind: str, *, actor: AbstractBaseUser | None) -> TrainedModel | None:
+    """Go back from the active model of ``kind`` to the newest earlier version that was
+    once in use, or to the configured default when there is none. Returns the model now
+    active (None: the default)."""
+    current = TrainedModel.objects.filter(corpus=corpus, kind=kind, is_active=True).first()
+    if current is None:
+        raise DomainError(f"No {kind} model is active: the configured default is already in use.", field="kind")
+    earlier = (
+        TrainedModel.objects.filter(
+            corpus=corpus,
+            kind=kind,
+            status=Status.SUCCEEDED,
+            activated_at__isnull=False,
+            version__lt=current.version,
+        )
+        .order_by("-version")
+        .first()
+    )
+    if earlier is not None:
+        return promote(earlier, actor=actor)
+    with transaction.atomic():
+        TrainedModel.objects.filter(pk=current.pk).update(is_active=False)
+        record_event("model.rollback", actor=actor, corpus=corpus, target=current.label, changes={"to": "default"})
+    transaction.on_commit(forget_engines)
+    return None
+
+
+# --- Schedule -------------------------------------------------------------------------
+
+
+def due_trainings(corpus: Corpus) -> list[str]:
+    """Kinds to retrain: at least ``retrain_every`` layers were finished since the
+    newest training of that kind started (or ever, before the first one)."""
+    every = settings.SANITIZE_TRAINING.get("retrain_every") or 0
+    if every <= 0:
+        return []
+    kinds = [Kind.RECOGNIZER, Kind.MASKING]
+    if settings.SANITIZE_TRAINING.get("sequence_backbone"):
+        kinds.append(Kind.SEQUENCE)
+    due = []
+    layers = training_layers(corpus)
+    for kind in kinds:
+        newest = TrainedModel.objects.filter(corpus=corpus, kind=kind).order_by("-created_at").first()
+        if newest is not None and newest.status in (Status.QUEUED, Status.RUNNING):
+            continue
+        since = layers if newest is None else layers.filter(confirmed_at__gt=newest.created_at)
+        if since.count() >= every:
+            due.append(kind)
+    return due

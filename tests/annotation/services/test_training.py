@@ -1,0 +1,110 @@
+"""The model registry and the retraining loop: one training of a kind at a time, lost
+trainings found failed, a failed training never touches the active model, promotion
+and roll back, and the schedule's rule."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from annotation.enums import LayerStatus
+from annotation.models import AnnotationLayer, TrainedModel
+from annotation.services import training
+from annotation.services.engine import engine_config
+from annotation.services.errors import DomainError
+
+DOCS = ("001-79436", "001-83927", "001-95183")
+
+
+@pytest.fixture
+def trained_corpus(corpus, pick, import_documents, settings, tmp_path):
+    settings.SANITIZE_MODEL_ROOT = tmp_path / "models"
+    import_documents(corpus, pick(*DOCS))
+    return corpus
+
+
+def _succeeded(corpus, kind="recognizer", version=1, **fields):
+    return TrainedModel.objects.create(
+        corpus=corpus, kind=kind, version=version, status="succeeded", path=f"corpus/{kind}/v{version}", **fields
+    )
+
+
+def test_one_training_of_a_kind_at_a_time(trained_corpus, people):
+    first = training.start_training(trained_corpus, "recognizer", actor=people["manager"])
+    assert first.version == 1 and first.status == "queued"
+    assert len(first.training_layers) == AnnotationLayer.objects.filter(document__corpus=trained_corpus).count()
+    with pytest.raises(DomainError, match=r"A recognizer training is already queued \(recognizer v1\): one at a time"):
+        training.start_training(trained_corpus, "recognizer")
+    other = training.start_training(trained_corpus, "masking")  # another kind may run beside it
+    assert other.version == 1
+
+
+def test_what_cannot_be_trained_is_refused_with_the_reason(corpus, trained_corpus, settings):
+    with pytest.raises(DomainError, match="Unknown model kind 'ner'"):
+        training.start_training(trained_corpus, "ner")
+    settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "sequence_backbone": ""}
+    with pytest.raises(DomainError, match="SANITIZE_SEQUENCE_BACKBONE"):
+        training.start_training(trained_corpus, "sequence")
+    AnnotationLayer.objects.filter(document__corpus=trained_corpus).update(status=LayerStatus.IN_PROGRESS)
+    with pytest.raises(DomainError, match="no confirmed layer to train on yet"):
+        training.start_training(trained_corpus, "recognizer")
+
+
+def test_a_training_whose_worker_died_is_found_failed_and_frees_the_kind(trained_corpus):
+    lost = training.start_training(trained_corpus, "masking")
+    TrainedModel.objects.filter(pk=lost.pk).update(
+        status="running", heartbeat_at=timezone.now() - training.HEARTBEAT_STALE - timedelta(seconds=1)
+    )
+    again = training.start_training(trained_corpus, "masking")
+    lost.refresh_from_db()
+    assert lost.status == "failed" and "worker was killed or lost" in lost.error
+    assert again.version == 2
+
+
+def test_a_failing_training_leaves_the_active_model_and_says_why(trained_corpus, settings):
+    active = _succeeded(trained_corpus, is_active=True, activated_at=timezone.now())
+    settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "base_model": "no_such_pipeline_xyz"}
+    model = training.run_training(training.start_training(trained_corpus, "recognizer").pk)
+    assert model.status == "failed" and "no_such_pipeline_xyz" in model.error
+    assert model.finished_at is not None and not model.is_active
+    active.refresh_from_db()
+    assert active.is_active
+    assert not (settings.SANITIZE_MODEL_ROOT / f"corpus-{trained_corpus.pk}" / "recognizer" / "v2").exists()
+    # a redelivered task does not train a finished model again
+    assert training.run_training(model.pk).status == "failed"
+
+
+def test_promote_and_roll_back(trained_corpus, people):
+    default = engine_config(trained_corpus)
+    v1 = _succeeded(trained_corpus, version=1)
+    v2 = _succeeded(trained_corpus, version=2)
+    failed = TrainedModel.objects.create(corpus=trained_corpus, kind="recognizer", version=3, status="failed")
+    with pytest.raises(DomainError, match="only a trained model is used"):
+        training.promote(failed, actor=people["manager"])
+    training.promote(v1, actor=people["manager"])
+    training.promote(v2, actor=people["manager"])
+    assert list(TrainedModel.objects.filter(is_active=True)) == [v2]
+    config = engine_config(trained_corpus)
+    assert config.spacy_pipeline.endswith("corpus/recognizer/v2") and config.model_version.startswith("recognizer v2")
+    assert training.roll_back(trained_corpus, "recognizer", actor=people["manager"]) == v1
+    assert training.roll_back(trained_corpus, "recognizer", actor=people["manager"]) is None
+    assert not TrainedModel.objects.filter(is_active=True).exists()
+    assert engine_config(trained_corpus) == default
+    with pytest.raises(DomainError, match="already in use"):
+        training.roll_back(trained_corpus, "recognizer", actor=people["manager"])
+
+
+def test_a_retraining_is_due_after_enough_newly_finished_layers(trained_corpus, settings):
+    layers = AnnotationLayer.objects.filter(document__corpus=trained_corpus)
+    total = layers.count()
+    settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "retrain_every": total, "sequence_backbone": ""}
+    layers.update(confirmed_at=timezone.now())
+    assert training.due_trainings(trained_corpus) == ["recognizer", "masking"]
+    model = training.start_training(trained_corpus, "recognizer")
+    assert training.due_trainings(trained_corpus) == ["masking"]  # one is running already
+    TrainedModel.objects.filter(pk=model.pk).update(status="succeeded")
+    assert training.due_trainings(trained_corpus) == ["masking"]  # nothing finished since it started
+    layers.update(confirmed_at=timezone.now() + timedelta(seconds=5))
+    assert training.due_trainings(trained_corpus) == ["recognizer", "masking"]
+    settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "retrain_every": 0}
+    assert training.due_trainings(trained_corpus) == []
