@@ -79,7 +79,10 @@ def test_two_reviewers_correct_discuss_and_sign_off(login, live_server, review_c
     # A real disagreement: a note on an entity.
     bob.reload()
     bob.wait_for_selector("#review-panel")
-    bob.select_option("#note-entity", label="Mr E. Kanar (PERSON)")
+    bob.locator("#doc-text mark[data-m]", has_text="Mr E. Kanar").first.click()  # the note form follows
+    bob.wait_for_function(
+        "() => document.getElementById('note-entity').selectedOptions[0].text === 'Mr E. Kanar (PERSON)'"
+    )
     bob.fill("#note-body", "The lawyer's name identifies him directly: DIRECT?")
     bob.click("#new-note button[type=submit]")
     bob.wait_for_selector(".thread-open")
