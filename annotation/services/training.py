@@ -7,6 +7,7 @@ A training is a row of ``TrainedModel`` first (queued), then the work of a Celer
 exception, the time limit, a worker that died) ends in a failed row with the error in
 words; the active model is never touched by a training, only by ``promote``."""
 
+import dataclasses
 import shutil
 import time
 import traceback
@@ -180,7 +181,7 @@ def _train(model: TrainedModel, target: Path, progress: _Progress):
             train,
             heldout,
             target,
-            base_model=options.get("base_model") or None,
+            base_model=_base_model(),
             max_epochs=options.get("max_epochs", 20),
             time_limit_s=limit,
             seed=options.get("seed", 13),
@@ -189,11 +190,14 @@ def _train(model: TrainedModel, target: Path, progress: _Progress):
     if model.kind == Kind.MASKING:
         from .engine import engine_config
 
+        # Features as the corpus's engine computes them (its promoted recognizer
+        # included), without the classifier being replaced.
+        config = dataclasses.replace(engine_config(model.corpus), span_classifier=None)
         return training.train_masking_classifier(
             train,
             heldout,
             target / "classifier.joblib",
-            engine_config=engine_config(),
+            engine_config=config,
             progress=progress,
             time_limit_s=limit,
         )
@@ -206,6 +210,18 @@ def _train(model: TrainedModel, target: Path, progress: _Progress):
         progress=progress,
         time_limit_s=limit,
     )
+
+
+def _base_model() -> str | None:
+    """The spaCy pipeline a recognizer starts from: the setting ("blank" for a blank
+    English pipeline), else the engine's configured pipeline when it is installed."""
+    chosen = settings.SANITIZE_TRAINING.get("base_model") or ""
+    if chosen:
+        return None if chosen == "blank" else chosen
+    import spacy.util
+
+    pipeline = settings.SANITIZE_ENGINE.get("spacy_pipeline") or ""
+    return pipeline if pipeline and spacy.util.is_package(pipeline) else None
 
 
 def _snapshot_documents(model: TrainedModel) -> list[dict]:

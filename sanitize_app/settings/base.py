@@ -231,7 +231,8 @@ SANITIZE_TRAINING = {
     # A training stops cleanly after this long (and is killed a minute later).
     "time_limit_s": env_int("SANITIZE_TRAINING_TIME_LIMIT", 1800),
     "max_epochs": env_int("SANITIZE_TRAINING_EPOCHS", 20),
-    # The spaCy pipeline a recognizer starts from ("" = a blank English pipeline).
+    # The spaCy pipeline a recognizer starts from ("" = the engine's pipeline when it is
+    # installed, "blank" = a blank English pipeline).
     "base_model": env_str("SANITIZE_TRAINING_BASE_MODEL", ""),
     # A transformer backbone (local path or name) for the sequence labeller ("" = none).
     "sequence_backbone": env_str("SANITIZE_SEQUENCE_BACKBONE", ""),

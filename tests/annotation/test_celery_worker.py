@@ -21,7 +21,11 @@ def worker():
     assert celery_app.conf.broker_url.startswith("redis://")
     celery_app.control.purge()  # leftovers of earlier runs must not reach this worker
     with start_worker(
-        celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=30, queues=["default", "preannotation"]
+        celery_app,
+        pool="solo",
+        perform_ping_check=False,
+        shutdown_timeout=30,
+        queues=["default", "preannotation", "training"],
     ) as running:
         yield running
 
@@ -110,3 +114,24 @@ def test_the_masked_review_follows_the_layer_through_a_real_worker(worker, corpu
         layer, actor=people["manager"], start_offset=26, end_offset=30, entity_type="DATETIME", identifier_type="QUASI"
     )
     assert rendered(layer.version).masked_text == "*" * 13 + " was born in **** in Oslo."
+
+
+@pytest.mark.usefixtures("rules_only_engine")
+def test_a_training_runs_on_the_training_queue_of_a_real_worker(
+    worker, corpus, people, pick, import_documents, settings
+):
+    """Queued through the broker, trained in the worker, stored in the registry."""
+    from annotation.models import TrainedModel
+    from annotation.tasks import submit_training
+
+    settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "base_model": "blank", "max_epochs": 1}
+    import_documents(corpus, pick("001-79436", "001-83927", "001-95183"))
+    model = submit_training(corpus, "recognizer", actor=people["manager"])
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        model.refresh_from_db()
+        if model.finished:
+            break
+        time.sleep(0.2)
+    assert model.status == TrainedModel.Status.SUCCEEDED, model.error
+    assert model.task_id and model.duration_s > 0 and "entity_type_f1" in model.metrics

@@ -108,3 +108,33 @@ def test_a_retraining_is_due_after_enough_newly_finished_layers(trained_corpus, 
     assert training.due_trainings(trained_corpus) == ["recognizer", "masking"]
     settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "retrain_every": 0}
     assert training.due_trainings(trained_corpus) == []
+
+
+@pytest.mark.usefixtures("rules_only_engine")
+def test_trained_models_are_stored_promoted_and_used_by_the_preannotation(trained_corpus, people, settings):
+    """A real (small) training of both kinds from the corpus's layers, end to end."""
+    from annotation.services.preannotation import start_run
+
+    settings.SANITIZE_TRAINING = {
+        **settings.SANITIZE_TRAINING,
+        "base_model": "blank",
+        "max_epochs": 2,
+        "seed": 13,
+        "time_limit_s": 120,
+    }
+    recognizer = training.run_training(training.start_training(trained_corpus, "recognizer").pk)
+    assert recognizer.status == "succeeded", recognizer.error
+    assert len(recognizer.train_documents) + len(recognizer.heldout_documents) == len(DOCS)
+    assert not set(recognizer.train_documents) & set(recognizer.heldout_documents)
+    assert 0 <= recognizer.metrics["entity_type_f1"] <= 1 and "ER_di" in recognizer.metrics
+    assert (settings.SANITIZE_MODEL_ROOT / recognizer.path / "meta.json").exists()
+    assert recognizer.progress == 1.0 and "split:" in recognizer.log  # progress was written to the row
+    masking = training.run_training(training.start_training(trained_corpus, "masking").pk)
+    assert masking.status == "succeeded", masking.error
+    assert (settings.SANITIZE_MODEL_ROOT / masking.path).is_file()
+    training.promote(recognizer, actor=people["manager"])
+    training.promote(masking, actor=people["manager"])
+    config = engine_config(trained_corpus)
+    assert config.model_version == "recognizer v1 + masking v1"
+    run = start_run(trained_corpus)
+    assert run.model_version == "recognizer v1 + masking v1"  # pre-annotations say which models made them
