@@ -1,11 +1,15 @@
 """Celery tasks: thin wrappers around the domain services."""
 
+import threading
+
 from celery import shared_task
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.core.files.uploadedfile import UploadedFile
-from django.db import transaction
+from django.db import connection, transaction
+
+from sanitize_app.celery import app as celery_app
 
 from .models import AnnotationLayer, Corpus, ImportJob, PreannotationRun, RunDocument, TrainedModel
 from .services import import_jobs, masked_review, preannotation, training
@@ -106,11 +110,23 @@ def submit_training(
     model = training.start_training(corpus, kind, actor=actor, trigger=trigger)
 
     def enqueue():
+        if settings.SANITIZE_TRAINING.get("in_thread") and celery_app.conf.task_always_eager:
+            # Embedded: no worker, and a training takes minutes; a thread keeps the
+            # page answering (and showing progress) while it trains.
+            threading.Thread(target=_train_in_thread, args=(model.pk,), daemon=True, name=f"train-{model.pk}").start()
+            return
         result = train_model.delay(model.pk)
         TrainedModel.objects.filter(pk=model.pk).update(task_id=result.id or "")
 
     transaction.on_commit(enqueue)
     return model
+
+
+def _train_in_thread(model_id: int) -> None:
+    try:
+        training.run_training(model_id)
+    finally:
+        connection.close()
 
 
 @shared_task(name="annotation.tasks.retrain_due_models")

@@ -2,6 +2,7 @@
 side by side, promote one for pre-annotation, roll back. Rules live in
 ``annotation.services.training``."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -40,9 +41,16 @@ def _sections(corpus) -> list[dict]:
                 "versions": versions,
                 "active": next((m for m in versions if m.is_active), None),
                 "running": any(not m.finished for m in versions),
+                "unavailable": _unavailable(kind),
             }
         )
     return sections
+
+
+def _unavailable(kind: str) -> str:
+    if kind == TrainedModel.Kind.SEQUENCE and not settings.SANITIZE_TRAINING.get("sequence_backbone"):
+        return "needs a transformer backbone: set SANITIZE_SEQUENCE_BACKBONE (a local path)"
+    return ""
 
 
 @login_required

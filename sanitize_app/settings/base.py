@@ -237,6 +237,9 @@ SANITIZE_TRAINING = {
     # A transformer backbone (local path or name) for the sequence labeller ("" = none).
     "sequence_backbone": env_str("SANITIZE_SEQUENCE_BACKBONE", ""),
     "seed": env_int("SANITIZE_TRAINING_SEED", 13),
+    # Embedded (no broker): train in a background thread of the web process rather
+    # than inside the request.
+    "in_thread": env_bool("SANITIZE_TRAINING_IN_THREAD", True),
     # Only reviewed (quality-checked) layers, or every confirmed one.
     "reviewed_only": env_bool("SANITIZE_TRAINING_REVIEWED_ONLY", False),
 }

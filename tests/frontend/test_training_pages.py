@@ -45,6 +45,7 @@ def test_only_managers_see_the_registry(registry, people):
     assert "0.912" in page and "0.777" in page and "2 / 1" in page and "12 s" in page
     assert "TrainingError: no documents" in page
     assert "No masking model trained yet." in page
+    assert "training needs a transformer backbone: set SANITIZE_SEQUENCE_BACKBONE" in page
 
 
 def test_train_now_promote_and_roll_back(registry, people, eager_tasks, settings, tmp_path):

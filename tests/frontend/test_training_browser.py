@@ -1,0 +1,42 @@
+"""The models page in a real Chromium, embedded: "Train now" trains in the background
+while the page shows progress; the manager then promotes the new version."""
+
+import pytest
+
+from annotation.enums import Role
+from annotation.models import Corpus, CorpusMembership, TrainedModel
+from tests.conftest import REPO, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+ARTIFACTS = REPO / "artifacts"
+
+
+@pytest.mark.usefixtures("rules_only_engine")
+def test_a_manager_trains_and_promotes_a_model(login, live_server, pick, import_documents, settings, tmp_path):
+    settings.SANITIZE_MODEL_ROOT = tmp_path / "models"
+    settings.SANITIZE_TRAINING = {
+        **settings.SANITIZE_TRAINING,
+        "base_model": "blank",
+        "max_epochs": 2,
+        "in_thread": True,
+    }
+    corpus = Corpus.objects.create(name="ECHR models")
+    CorpusMembership.objects.create(corpus=corpus, user=make_user("mia"), role=Role.MANAGER)
+    import_documents(corpus, pick("001-79436", "001-83927", "001-95183"))
+
+    page = login("mia")
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/")
+    page.click("a.btn:has-text('Models')")
+    page.click("#models-recognizer button:has-text('Train now')")
+    page.wait_for_selector("text=recognizer v1 is queued for training.")
+    page.wait_for_selector("#models-recognizer .status-succeeded", timeout=60_000)  # the page polls
+    model = TrainedModel.objects.get(corpus=corpus, kind="recognizer")
+    assert model.status == "succeeded" and model.metrics["entity_type_f1"] >= 0
+    row = page.locator("#models-recognizer tbody tr").first
+    assert f"{model.metrics['entity_type_f1']:.3f}" in row.inner_text()
+    row.locator("button:has-text('Promote')").click()
+    page.wait_for_selector("text=recognizer v1 is now used for pre-annotation.")
+    assert "In use: recognizer v1" in page.inner_text("#models-recognizer")
+    page.screenshot(path=str(ARTIFACTS / "models.png"), full_page=True)
+    model.refresh_from_db()
+    assert model.is_active
