@@ -138,3 +138,14 @@ def test_trained_models_are_stored_promoted_and_used_by_the_preannotation(traine
     assert config.model_version == "recognizer v1 + masking v1"
     run = start_run(trained_corpus)
     assert run.model_version == "recognizer v1 + masking v1"  # pre-annotations say which models made them
+
+
+def test_the_beat_task_queues_the_due_trainings_once(trained_corpus, settings):
+    from annotation.tasks import retrain_due_models
+
+    settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "retrain_every": 1, "sequence_backbone": ""}
+    AnnotationLayer.objects.filter(document__corpus=trained_corpus).update(confirmed_at=timezone.now())
+    started = retrain_due_models()
+    assert started == [f"{trained_corpus.name}: recognizer v1", f"{trained_corpus.name}: masking v1"]
+    assert set(TrainedModel.objects.values_list("trigger", "status")) == {("schedule", "queued")}
+    assert retrain_due_models() == []  # both still queued: nothing twice
