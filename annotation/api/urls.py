@@ -8,6 +8,7 @@ from .views_corpora import CorpusViewSet, DocumentViewSet, ImportJobViewSet, Mem
 from .views_layers import LayerViewSet
 from .views_preannotation import PreannotationRunViewSet
 from .views_review import LayerReviewViewSet, ReviewNoteViewSet, ReviewPairViewSet
+from .views_training import TrainedModelViewSet
 
 router = DefaultRouter()
 router.register("corpora", CorpusViewSet, basename="corpus")
@@ -22,6 +23,7 @@ router.register("preannotation-runs", PreannotationRunViewSet, basename="preanno
 router.register("layer-reviews", LayerReviewViewSet, basename="layerreview")
 router.register("review-notes", ReviewNoteViewSet, basename="reviewnote")
 router.register("review-pairs", ReviewPairViewSet, basename="reviewpair")
+router.register("trained-models", TrainedModelViewSet, basename="trainedmodel")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -1,0 +1,76 @@
+"""The model registry over the API (managers): list and follow trainings, start one,
+promote a version. The rules are ``annotation.services.training``'s."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.response import Response
+
+from .. import permissions as policy
+from ..models import Corpus, TrainedModel
+from ..services import training
+
+
+class TrainedModelSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = TrainedModel
+        fields = [
+            "id",
+            "corpus",
+            "kind",
+            "version",
+            "status",
+            "progress",
+            "error",
+            "metrics",
+            "config",
+            "train_documents",
+            "heldout_documents",
+            "duration_s",
+            "is_active",
+            "activated_at",
+            "trigger",
+            "created_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+
+class TrainCommandSerializer(serializers.Serializer):
+    corpus = serializers.PrimaryKeyRelatedField(queryset=Corpus.objects.all())
+    kind = serializers.ChoiceField(choices=TrainedModel.Kind.choices)
+
+
+class TrainedModelViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Models trained from the corpora the user manages (``?corpus=ID&kind=...``)."""
+
+    serializer_class = TrainedModelSerializer
+
+    def get_queryset(self):
+        models = TrainedModel.objects.filter(corpus__in=policy.managed_corpora(self.request.user))
+        for field in ("corpus", "kind"):
+            value = self.request.query_params.get(field)
+            if value:
+                models = models.filter(**{field: value})
+        return models.order_by("corpus", "kind", "-version")
+
+    @extend_schema(request=TrainCommandSerializer, responses={202: TrainedModelSerializer})
+    def create(self, request):
+        """Queue a training (answered at once; follow it by its id)."""
+        from ..tasks import submit_training
+
+        command = TrainCommandSerializer(data=request.data)
+        command.is_valid(raise_exception=True)
+        corpus = command.validated_data["corpus"]
+        if not policy.is_manager(request.user, corpus):
+            raise PermissionDenied("Only a manager of this corpus trains its models.")
+        model = submit_training(corpus, command.validated_data["kind"], actor=request.user)
+        return Response(self.get_serializer(model).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses={200: TrainedModelSerializer})
+    @action(detail=True, methods=["post"])
+    def promote(self, request, pk=None):
+        """Use this version for pre-annotation."""
+        model = training.promote(self.get_object(), actor=request.user)
+        return Response(self.get_serializer(model).data)
