@@ -15,6 +15,16 @@ from sanitize_app.celery import app as celery_app
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 
+def wait_until(check, timeout: float, pause: float = 0.1):
+    """Poll ``check`` until it returns something true (returned) or the time is up (None)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if result := check():
+            return result
+        time.sleep(pause)
+    return None
+
+
 @pytest.fixture
 def worker():
     assert not celery_app.conf.task_always_eager, "set CELERY_BROKER_URL to a Redis server to run this test"
@@ -70,12 +80,7 @@ def test_a_preannotation_run_is_done_by_a_real_worker_in_batches(
     import_documents(corpus, pick("001-79436", "001-83927"))
     layer = assign_layer(corpus.documents.get(doc_id="001-79436"), people["ann"], actor=people["manager"])
     run = submit_preannotation(corpus, actor=people["manager"])
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        run.refresh_from_db()
-        if run.finished:
-            break
-        time.sleep(0.1)
+    wait_until(lambda: run.refresh_from_db() or run.finished, 60)
     assert run.status == PreannotationRun.Status.SUCCEEDED
     assert set(run.run_documents.values_list("status", flat=True)) == {RunDocument.Status.DONE}
     assert (
@@ -101,13 +106,9 @@ def test_the_masked_review_follows_the_layer_through_a_real_worker(worker, corpu
     change_layer_status(layer, "confirmed", actor=people["ann"])
 
     def rendered(version: int) -> MaskedReview:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            review = MaskedReview.objects.filter(layer=layer, layer_version=version).first()
-            if review:
-                return review
-            time.sleep(0.05)
-        raise AssertionError(f"no masked review of version {version}")
+        review = wait_until(lambda: MaskedReview.objects.filter(layer=layer, layer_version=version).first(), 30)
+        assert review is not None, f"no masked review of version {version}"
+        return review
 
     assert rendered(layer.version).masked_text == "*" * 13 + text[13:]
     create_mention(
@@ -127,11 +128,6 @@ def test_a_training_runs_on_the_training_queue_of_a_real_worker(
     settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "base_model": "blank", "max_epochs": 1}
     import_documents(corpus, pick("001-79436", "001-83927", "001-95183"))
     model = submit_training(corpus, "recognizer", actor=people["manager"])
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        model.refresh_from_db()
-        if model.finished:
-            break
-        time.sleep(0.2)
+    wait_until(lambda: model.refresh_from_db() or model.finished, 120)
     assert model.status == TrainedModel.Status.SUCCEEDED, model.error
     assert model.task_id and model.duration_s > 0 and "entity_type_f1" in model.metrics

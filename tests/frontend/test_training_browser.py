@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ARTIFACTS = REPO / "artifacts"
 
 
-@pytest.mark.usefixtures("rules_only_engine")
+@pytest.mark.usefixtures("rules_only_engine", "eager_tasks")  # embedded: the training runs in a thread
 def test_a_manager_trains_and_promotes_a_model(login, live_server, pick, import_documents, settings, tmp_path):
     settings.SANITIZE_MODEL_ROOT = tmp_path / "models"
     settings.SANITIZE_TRAINING = {

@@ -55,16 +55,15 @@ def test_the_task_renders_the_review(layer, people, eager_tasks):
     assert MaskedReview.objects.get(layer=layer).masked_text.startswith("***")
 
 
-def test_the_corpus_label_style_renders_entity_types_and_a_style_change_rerenders(layer, people):
-    name = span("Mr John Smith")
-    create_mention(
-        layer,
-        actor=people["ann"],
-        start_offset=name[0],
-        end_offset=name[1],
-        entity_type="PERSON",
-        identifier_type="DIRECT",
+def annotate(layer, actor, text: str, entity_type: str, decision: str, occurrence: int = 0):
+    start, end = span(text, occurrence)
+    return create_mention(
+        layer, actor=actor, start_offset=start, end_offset=end, entity_type=entity_type, identifier_type=decision
     )
+
+
+def test_the_corpus_label_style_renders_entity_types_and_a_style_change_rerenders(layer, people):
+    name = annotate(layer, people["ann"], "Mr John Smith", "PERSON", "DIRECT")
     stars = render_masked_review(layer)
     assert stars.style == "stars" and "*************" in stars.masked_text
     corpus = layer.document.corpus
@@ -73,7 +72,7 @@ def test_the_corpus_label_style_renders_entity_types_and_a_style_change_rerender
     labels = render_masked_review(layer)
     assert labels.pk == stars.pk and labels.style == "labels"
     assert labels.masked_text == TEXT.replace("Mr John Smith", "[PERSON]", 1)
-    assert labels.masked_spans == [[name[0], name[0] + len("[PERSON]")]]
+    assert labels.masked_spans == [[name.start_offset, name.start_offset + len("[PERSON]")]]
 
 
 def test_a_change_after_confirmation_renders_the_review_again(
@@ -81,48 +80,17 @@ def test_a_change_after_confirmation_renders_the_review_again(
 ):
     from annotation.services.layers import change_layer_status
 
-    name = span("Mr John Smith")
-    mention = create_mention(
-        layer,
-        actor=people["ann"],
-        start_offset=name[0],
-        end_offset=name[1],
-        entity_type="PERSON",
-        identifier_type="DIRECT",
-    )
-    other = span("Mr Smith")
-    create_mention(
-        layer,
-        actor=people["ann"],
-        start_offset=other[0],
-        end_offset=other[1],
-        entity_type="PERSON",
-        identifier_type="DIRECT",
-    )
-    for place in (span("John Smith", 1),):
-        create_mention(
-            layer,
-            actor=people["ann"],
-            start_offset=place[0],
-            end_offset=place[1],
-            entity_type="PERSON",
-            identifier_type="DIRECT",
-        )
+    ann = people["ann"]
+    mention = annotate(layer, ann, "Mr John Smith", "PERSON", "DIRECT")
+    annotate(layer, ann, "Mr Smith", "PERSON", "DIRECT")
+    annotate(layer, ann, "John Smith", "PERSON", "DIRECT", occurrence=1)
     with django_capture_on_commit_callbacks(execute=True):
-        change_layer_status(layer, "confirmed", actor=people["ann"])
+        change_layer_status(layer, "confirmed", actor=ann)
     review = MaskedReview.objects.get(layer=layer)
     assert review.layer_version == layer.version  # rendered on confirmation, without being asked
-    year = span("1961")
     with django_capture_on_commit_callbacks(execute=True):
-        create_mention(
-            layer,
-            actor=people["ann"],
-            start_offset=year[0],
-            end_offset=year[1],
-            entity_type="DATETIME",
-            identifier_type="QUASI",
-        )
+        year = annotate(layer, ann, "1961", "DATETIME", "QUASI")
     review.refresh_from_db()
     assert review.layer_version == layer.version
-    assert review.masked_text[year[0] : year[1]] == "****" and "1961" not in review.masked_text
+    assert review.masked_text[year.start_offset : year.end_offset] == "****" and "1961" not in review.masked_text
     assert review.masked_text[mention.start_offset : mention.end_offset] == "*" * len("Mr John Smith")
