@@ -12,6 +12,7 @@ from annotation import permissions as policy
 from annotation.enums import EntityType, LayerStatus
 from annotation.models import AnnotationLayer, ImportJob
 from annotation.selectors import corpora_overview, with_corpus_counts, with_progress
+from annotation.services.active_learning import most_uncertain_first
 from annotation.services.errors import DomainError
 from annotation.services.import_jobs import documents_done
 from annotation.tasks import submit_import_job
@@ -64,6 +65,9 @@ def my_work(request):
     corpus = request.GET.get("corpus", "")
     if corpus.isdigit():
         layers = layers.filter(document__corpus_id=int(corpus))
+    order = request.GET.get("order", "")
+    if order == "uncertain":
+        layers = most_uncertain_first(list(layers))
     page = Paginator(layers, 50).get_page(request.GET.get("page"))
     for layer in page:
         layer.decided_count = layer.entity_count - layer.undecided_count
@@ -77,6 +81,7 @@ def my_work(request):
             "statuses": [("open", "To do"), *LayerStatus.choices, ("all", "All")],
             "corpora": policy.visible_corpora(request.user).order_by("name"),
             "corpus": corpus,
+            "order": order,
         },
     )
 
