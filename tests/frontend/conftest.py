@@ -82,6 +82,14 @@ def drag_select(page, needle: str, nth: int = 0) -> None:
     n-th occurrence of ``needle`` in the document text."""
     box = page.evaluate(RECTS_OF, [needle, nth])
     assert box, f"{needle!r} (occurrence {nth}) is not in the text"
+    # The workspace scrolls smoothly to a selected mention: wait until the text stands
+    # still, or the mouse would drag over whatever scrolls under it.
+    for _ in range(40):
+        page.wait_for_timeout(50)
+        again = page.evaluate(RECTS_OF, [needle, nth])
+        if again == box:
+            break
+        box = again
     page.mouse.move(box["x1"], box["y1"])
     page.mouse.down()
     page.mouse.move(box["x2"], box["y2"], steps=5)
