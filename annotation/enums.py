@@ -57,6 +57,11 @@ class LayerStatus(models.TextChoices):
     REVIEWED = "reviewed", "Reviewed"
 
 
+# A layer its annotator has handed on: it counts as an annotation of the corpus (export,
+# evaluation, agreement, training) and has a masked review.
+FINISHED_LAYER_STATUSES = (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED)
+
+
 class Role(models.TextChoices):
     MANAGER = "manager", "Manager"
     ANNOTATOR = "annotator", "Annotator"

@@ -1,9 +1,23 @@
 """Read-side queries shared by the API and the HTML views (no state changes here)."""
 
+import re
+
 from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
 
 from . import permissions as policy
 from .models import AnnotationLayer, Corpus, Entity, Mention
+
+
+def natural_key(name: str) -> list:
+    """Sort key for names with numbers: annotator2 before annotator10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name.lower())]
+
+
+def layers_state(corpus: Corpus) -> str:
+    """A token that changes whenever a layer of ``corpus`` is added, edited or removed:
+    the key under which results computed from its layers are cached."""
+    state = AnnotationLayer.objects.filter(document__corpus=corpus).aggregate(n=Count("id"), at=Max("updated_at"))
+    return f"{state['n']}:{state['at'].isoformat() if state['at'] else ''}"
 
 
 def with_entity_summary(entities: QuerySet[Entity]) -> QuerySet[Entity]:

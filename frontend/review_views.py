@@ -2,6 +2,8 @@
 document first, the review panel of the workspace (notes, corrections, sign-off) and
 the manager's pairing page. Rules live in ``annotation.services.review``."""
 
+from functools import wraps
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -12,12 +14,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation import permissions as policy
-from annotation.enums import LayerStatus, Role
+from annotation.enums import FINISHED_LAYER_STATUSES, LayerStatus, Role
 from annotation.models import AnnotationLayer, Entity, Mention, ReviewAssignment, ReviewPair, ReviewThread
 from annotation.services import review as review_service
 from annotation.services.corpora import update_corpus
 from annotation.services.errors import DomainError
-from annotation.services.layers import add_reviewer
+from annotation.services.layers import add_reviewer, layer_of
 from annotation.services.masked_review import review_segments
 
 from .access import managed_corpus
@@ -25,14 +27,19 @@ from .workspace.confirm_views import current_masked_review
 from .workspace.review_panel import review_panel_context
 from .workspace.views import visible_layer
 
-IN_REVIEW = (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED)
+IN_REVIEW = FINISHED_LAYER_STATUSES
 LISTED = 100
 
 
 def _with_notes(layers):
-    return layers.annotate(
-        open_notes=Count("review_threads", filter=Q(review_threads__status=ReviewThread.Status.OPEN), distinct=True)
-    ).select_related("document__corpus", "annotator")
+    """Layers with their open notes counted and their reviewers loaded (one query each)."""
+    return (
+        layers.annotate(
+            open_notes=Count("review_threads", filter=Q(review_threads__status=ReviewThread.Status.OPEN), distinct=True)
+        )
+        .select_related("document__corpus", "annotator")
+        .prefetch_related("review_assignments__reviewer")
+    )
 
 
 @login_required
@@ -99,7 +106,7 @@ def review_start(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _panel(request: HttpRequest, layer: AnnotationLayer, error: str | None = None) -> HttpResponse:
-    layer = visible_layer(request, layer.pk)  # fresh status and version after the change
+    """The review panel of ``layer`` (loaded after any change), or the workspace."""
     context = review_panel_context(request, layer, error)
     if context is None:
         return HttpResponse('<section id="review-panel" hidden></section>')
@@ -116,22 +123,22 @@ def review_action(handler):
 
     @login_required
     @require_POST
+    @wraps(handler)
     def action(request: HttpRequest, pk: int, **kwargs) -> HttpResponse:
         layer = visible_layer(request, pk)
         if not policy.can_discuss(request.user, layer):
             raise PermissionDenied("Only the author and the reviewers of a layer in review discuss it.")
-        status = layer.status
+        error = None
         try:
             handler(request, layer, **kwargs)
         except DomainError as exc:
-            return _panel(request, layer, exc.message)
-        response = _panel(request, layer)
-        if request.htmx and AnnotationLayer.objects.filter(pk=layer.pk).exclude(status=status).exists():
+            error = exc.message
+        fresh = visible_layer(request, pk)  # status and version after the change
+        response = _panel(request, fresh, error)
+        if request.htmx and fresh.status != layer.status:
             response["HX-Refresh"] = "true"  # the status changed: the whole page (editability, badge) follows
         return response
 
-    action.__name__ = handler.__name__
-    action.__doc__ = handler.__doc__
     return action
 
 
@@ -242,18 +249,8 @@ def _manage(request: HttpRequest, corpus, User) -> None:
         review_service.unpair(pair, actor=request.user)
         messages.success(request, f"{pair.first.username} and {pair.second.username} are no longer paired.")
     elif action == "reviewer":
-        layer = AnnotationLayer.objects.filter(
-            document__corpus=corpus,
-            document__doc_id=request.POST.get("doc_id", "").strip(),
-            annotator__username=request.POST.get("annotator", ""),
-        ).first()
+        layer = layer_of(corpus, request.POST.get("doc_id", ""), request.POST.get("annotator", ""))
         reviewer = User.objects.filter(pk=request.POST.get("reviewer") or 0).first()
-        if layer is None:
-            raise DomainError(
-                f"No layer of {request.POST.get('annotator') or '(nobody)'} on document "
-                f"“{request.POST.get('doc_id', '').strip()}” in this corpus.",
-                field="doc_id",
-            )
         if reviewer is None:
             raise DomainError("Choose a reviewer.", field="reviewer")
         add_reviewer(layer, reviewer, actor=request.user)

@@ -2,6 +2,8 @@
 side by side, promote one for pre-annotation, roll back. Rules live in
 ``annotation.services.training``."""
 
+from functools import wraps
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -70,41 +72,37 @@ def corpus_models(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, template, context)
 
 
-@login_required
-@require_POST
-def train_now(request: HttpRequest, pk: int) -> HttpResponse:
-    corpus = managed_corpus(request, pk, REFUSAL)
-    try:
-        model = submit_training(corpus, request.POST.get("kind", ""), actor=request.user)
-        messages.success(request, f"{model.label} is queued for training.")
-    except DomainError as exc:
-        messages.error(request, exc.message)
-    return redirect("corpus-models", pk=corpus.pk)
+def registry_action(handler):
+    """POST by a manager of the corpus; the handler's message (or the domain error) is
+    shown on the models page it returns to."""
+
+    @login_required
+    @require_POST
+    @wraps(handler)
+    def action(request: HttpRequest, pk: int, **kwargs) -> HttpResponse:
+        corpus = managed_corpus(request, pk, REFUSAL)
+        try:
+            messages.success(request, handler(request, corpus, **kwargs))
+        except DomainError as exc:
+            messages.error(request, exc.message)
+        return redirect("corpus-models", pk=corpus.pk)
+
+    return action
 
 
-@login_required
-@require_POST
-def promote(request: HttpRequest, pk: int, model_id: int) -> HttpResponse:
-    corpus = managed_corpus(request, pk, REFUSAL)
-    model = get_object_or_404(TrainedModel, pk=model_id, corpus=corpus)
-    try:
-        training.promote(model, actor=request.user)
-        messages.success(request, f"{model.label} is now used for pre-annotation.")
-    except DomainError as exc:
-        messages.error(request, exc.message)
-    return redirect("corpus-models", pk=corpus.pk)
+@registry_action
+def train_now(request, corpus) -> str:
+    model = submit_training(corpus, request.POST.get("kind", ""), actor=request.user)
+    return f"{model.label} is queued for training."
 
 
-@login_required
-@require_POST
-def roll_back(request: HttpRequest, pk: int) -> HttpResponse:
-    corpus = managed_corpus(request, pk, REFUSAL)
-    kind = request.POST.get("kind", "")
-    try:
-        now = training.roll_back(corpus, kind, actor=request.user)
-        messages.success(
-            request, f"Rolled back: {now.label if now else 'the configured default'} is used for pre-annotation."
-        )
-    except DomainError as exc:
-        messages.error(request, exc.message)
-    return redirect("corpus-models", pk=corpus.pk)
+@registry_action
+def promote(request, corpus, model_id: int) -> str:
+    model = training.promote(get_object_or_404(TrainedModel, pk=model_id, corpus=corpus), actor=request.user)
+    return f"{model.label} is now used for pre-annotation."
+
+
+@registry_action
+def roll_back(request, corpus) -> str:
+    now = training.roll_back(corpus, request.POST.get("kind", ""), actor=request.user)
+    return f"Rolled back: {now.label if now else 'the configured default'} is used for pre-annotation."

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation import permissions as policy
-from annotation.enums import EntityType, LayerStatus
+from annotation.enums import FINISHED_LAYER_STATUSES, EntityType, LayerStatus
 from annotation.models import AnnotationLayer, ImportJob
 from annotation.selectors import corpora_overview, with_corpus_counts, with_progress
 from annotation.services.active_learning import most_uncertain_first
@@ -59,7 +59,7 @@ def my_work(request):
     ).order_by("document__corpus__name", "document__position")
     status = request.GET.get("status", "open")
     if status == "open":
-        layers = layers.exclude(status__in=[LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED])
+        layers = layers.exclude(status__in=FINISHED_LAYER_STATUSES)
     elif status in LayerStatus.values:
         layers = layers.filter(status=status)
     corpus = request.GET.get("corpus", "")

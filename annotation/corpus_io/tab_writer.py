@@ -12,11 +12,11 @@ from typing import TextIO
 
 from django.db.models import QuerySet
 
+from ..enums import FINISHED_LAYER_STATUSES as FINISHED
 from ..enums import LayerStatus
 from ..models import AnnotationLayer, Document, Mention, MentionLink
 
 CHUNK = 50
-FINISHED = (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED)
 _MENTION_FIELDS = (
     "id",
     "layer_id",

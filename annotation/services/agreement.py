@@ -8,7 +8,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models import Count, Max
 
 from sanitize_app.engine.evaluation.agreement import (
     NONE,
@@ -20,7 +19,8 @@ from sanitize_app.engine.evaluation.agreement import (
 
 from ..corpus_io.tab_writer import iter_tab_documents
 from ..enums import EntityType
-from ..models import AnnotationLayer, Corpus
+from ..models import Corpus
+from ..selectors import layers_state
 
 CACHE_SECONDS = 3600
 ATTRIBUTE_LABELS = {
@@ -57,13 +57,8 @@ class AgreementReport:
         return [kind for kind in [*EntityType.values, NONE] if kind in present]
 
 
-def _version(corpus: Corpus) -> tuple:
-    state = AnnotationLayer.objects.filter(document__corpus=corpus).aggregate(n=Count("id"), at=Max("updated_at"))
-    return state["n"], state["at"].isoformat() if state["at"] else ""
-
-
 def corpus_agreement(corpus: Corpus) -> AgreementReport:
-    key = f"agreement:{corpus.pk}:{':'.join(map(str, _version(corpus)))}"
+    key = f"agreement:{corpus.pk}:{layers_state(corpus)}"
     report = cache.get(key)
     if report is None:
         documents = [

@@ -6,7 +6,6 @@ annotator (evaluated against the others), or a masked-output file in the officia
 format ``{"doc_id": [[start, end], ...]}``."""
 
 import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -17,8 +16,10 @@ from sanitize_app.engine.evaluation import EvaluationReport, GoldCorpus, evaluat
 from sanitize_app.engine.evaluation.metrics import Weighting
 
 from ..corpus_io.masks import annotator_masked_spans
-from ..corpus_io.tab_writer import FINISHED, iter_tab_documents
+from ..corpus_io.tab_writer import iter_tab_documents
+from ..enums import FINISHED_LAYER_STATUSES as FINISHED
 from ..models import AnnotationLayer, Corpus, RunDocument
+from ..selectors import natural_key
 from .errors import DomainError
 from .preannotation import predicted_masked_spans
 
@@ -128,12 +129,7 @@ def layer_annotators(corpus: Corpus, *, finished_only: bool = False) -> list[str
     layers = AnnotationLayer.objects.filter(document__corpus=corpus)
     if finished_only:
         layers = layers.filter(status__in=FINISHED)
-    return sorted(set(layers.values_list("annotator__username", flat=True)), key=_natural)
-
-
-def _natural(name: str) -> list:
-    """annotator2 before annotator10."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+    return sorted(set(layers.values_list("annotator__username", flat=True)), key=natural_key)
 
 
 def _source_spans(
@@ -232,8 +228,8 @@ def _evaluate(
         tab = list(iter_tab_documents(documents, finished_only=finished_only))
     else:
         tab = [document for document in tab if document["doc_id"] in masked]
-    names = sorted({name for document in tab for name in document["annotations"]} - {exclude}, key=_natural)
-    chosen = sorted(set(annotators or []) - {exclude}, key=_natural)  # never their own gold standard
+    names = sorted({name for document in tab for name in document["annotations"]} - {exclude}, key=natural_key)
+    chosen = sorted(set(annotators or []) - {exclude}, key=natural_key)  # never their own gold standard
     if chosen:
         unknown = sorted(set(chosen) - set(names))
         if unknown:

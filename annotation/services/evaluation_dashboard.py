@@ -16,6 +16,7 @@ from sanitize_app.engine.evaluation import official_token_filter
 from sanitize_app.engine.evaluation.metrics import MissedEntity
 
 from ..models import AnnotationLayer, Corpus, Document, RunDocument
+from ..selectors import layers_state
 from .evaluation import CorpusEvaluation, SourceComparison, compare_sources, evaluate_source
 
 CACHE_SECONDS = 3600
@@ -32,12 +33,10 @@ METRICS = (
 def _state(corpus: Corpus) -> str:
     """Changes whenever a layer is added, edited or removed, or a pre-annotation run
     finishes a document."""
-    layers = AnnotationLayer.objects.filter(document__corpus=corpus).aggregate(n=Count("id"), at=Max("updated_at"))
     runs = RunDocument.objects.filter(document__corpus=corpus, status=RunDocument.Status.DONE).aggregate(
         n=Count("id"), last=Max("id")
     )
-    at = layers["at"].isoformat() if layers["at"] else ""
-    return f"{layers['n']}:{at}:{runs['n']}:{runs['last']}"
+    return f"{layers_state(corpus)}:{runs['n']}:{runs['last']}"
 
 
 def _key(kind: str, corpus: Corpus, *parts) -> str:

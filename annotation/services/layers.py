@@ -27,6 +27,22 @@ def _require_role(corpus, user, role: str) -> None:
         raise DomainError(f"{user.username} does not have the {role} role in corpus {corpus.name}.", field=role)
 
 
+def layer_of(corpus, doc_id: str, username: str) -> AnnotationLayer:
+    """The layer of ``username`` on document ``doc_id`` of ``corpus`` (as a manager
+    names it in a form), or an error naming both."""
+    doc_id = (doc_id or "").strip()
+    layer = (
+        AnnotationLayer.objects.select_related("document__corpus", "annotator")
+        .filter(document__corpus=corpus, document__doc_id=doc_id, annotator__username=username)
+        .first()
+    )
+    if layer is None:
+        raise DomainError(
+            f"No layer of {username or '(nobody)'} on document “{doc_id}” in this corpus.", field="doc_id"
+        )
+    return layer
+
+
 def assign_layer(document: Document, annotator: AbstractBaseUser, *, actor: AbstractBaseUser | None) -> AnnotationLayer:
     """Give ``annotator`` an empty layer on ``document``."""
     _require_role(document.corpus, annotator, Role.ANNOTATOR)

@@ -5,11 +5,11 @@ from django.template.loader import render_to_string
 
 from sanitize_app.engine.masking import MaskedReviewRenderer, MaskSpan
 
-from ..enums import LayerStatus
+from ..enums import FINISHED_LAYER_STATUSES
 from ..models import AnnotationLayer, MaskedReview
 
 # Statuses after confirmation: a change then must show in the masked document.
-FINISHED = (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED)
+FINISHED = FINISHED_LAYER_STATUSES
 
 
 def is_current(layer: AnnotationLayer, review: MaskedReview | None = None) -> bool:

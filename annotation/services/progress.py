@@ -26,7 +26,6 @@ What the numbers mean:
 
 import csv
 import io
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
@@ -34,9 +33,10 @@ from itertools import pairwise
 
 from django.db.models import Count, Exists, F, OuterRef, Q
 
-from ..corpus_io.tab_writer import FINISHED
+from ..enums import FINISHED_LAYER_STATUSES as FINISHED
 from ..enums import EditType, LayerStatus, Role
 from ..models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Entity, Mention
+from ..selectors import natural_key
 
 # Two edits further apart than this belong to different working sessions: the pause
 # between them is not counted (the annotator may have gone for lunch).
@@ -137,16 +137,11 @@ def corpus_progress(corpus: Corpus) -> ProgressReport:
         if status in FINISHED:
             annotator.finished_seconds += seconds
             annotator.timed_finished += 1
-    ordered = sorted(rows.values(), key=lambda r: _natural(r.annotator))
+    ordered = sorted(rows.values(), key=lambda r: natural_key(r.annotator))
     total = AnnotatorProgress("All annotators")
     for entry in ordered:
         total.add(entry)
     return ProgressReport(rows=ordered, total=total)
-
-
-def _natural(name: str) -> list:
-    """Sort key: annotator2 before annotator10."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name.lower())]
 
 
 def _layers(corpus: Corpus):

@@ -11,6 +11,7 @@ second confirmation of the current version makes the layer *reviewed*."""
 
 from dataclasses import dataclass, field
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -99,7 +100,7 @@ def assign_due_reviews(corpus: Corpus, *, documents=None, actor: AbstractBaseUse
         )
     )
     assigned = set(ReviewAssignment.objects.filter(layer__in=layers).values_list("layer_id", "reviewer_id"))
-    users = {user.pk: user for user in _users(set().union(*partners.values()))}
+    users = get_user_model().objects.in_bulk(set().union(*partners.values()))
     added = 0
     for layer in layers:
         for partner in sorted(partners[layer.annotator_id]):
@@ -108,12 +109,6 @@ def assign_due_reviews(corpus: Corpus, *, documents=None, actor: AbstractBaseUse
             add_reviewer(layer, users[partner], actor=actor)
             added += 1
     return added
-
-
-def _users(ids: set[int]):
-    from django.contrib.auth import get_user_model
-
-    return get_user_model().objects.filter(pk__in=ids)
 
 
 def assign_after_confirmation(sender, layer: AnnotationLayer, **kwargs) -> None:

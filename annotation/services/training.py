@@ -21,10 +21,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from ..corpus_io.tab_writer import iter_tab_documents
-from ..enums import LayerStatus
+from ..enums import FINISHED_LAYER_STATUSES, LayerStatus
 from ..models import AnnotationLayer, Corpus, TrainedModel
 from .audit import record_event
-from .engine import forget_engines
+from .engine import engine_config, forget_engines
 from .errors import DomainError
 
 Kind = TrainedModel.Kind
@@ -42,24 +42,11 @@ def model_root() -> Path:
 def training_statuses() -> list[str]:
     if settings.SANITIZE_TRAINING.get("reviewed_only"):
         return [LayerStatus.REVIEWED]
-    return [LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED]
+    return list(FINISHED_LAYER_STATUSES)
 
 
 def training_layers(corpus: Corpus):
     return AnnotationLayer.objects.filter(document__corpus=corpus, status__in=training_statuses())
-
-
-def training_documents(corpus: Corpus) -> list[dict]:
-    """The corpus in the TAB format, each document with its finished layers only."""
-    statuses = set(training_statuses())
-    documents = []
-    for document in iter_tab_documents(corpus.documents.all(), finished_only=True):
-        if statuses != {LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED}:
-            checked = set(document.get("quality_checked", []))
-            document["annotations"] = {k: v for k, v in document["annotations"].items() if k in checked}
-        if document["annotations"]:
-            documents.append(document)
-    return documents
 
 
 # --- Starting -------------------------------------------------------------------------
@@ -188,8 +175,6 @@ def _train(model: TrainedModel, target: Path, progress: _Progress):
             progress=progress,
         )
     if model.kind == Kind.MASKING:
-        from .engine import engine_config
-
         # Features as the corpus's engine computes them (its promoted recognizer
         # included), without the classifier being replaced.
         config = dataclasses.replace(engine_config(model.corpus), span_classifier=None)
@@ -225,19 +210,23 @@ def _base_model() -> str | None:
 
 
 def _snapshot_documents(model: TrainedModel) -> list[dict]:
-    """The training data: the layers recorded when the training was queued."""
-    layer_ids = {row[0] for row in model.training_layers}
-    documents = []
-    for document in training_documents(model.corpus):
-        names = set(
-            AnnotationLayer.objects.filter(
-                pk__in=layer_ids, document__doc_id=document["doc_id"], document__corpus=model.corpus
-            ).values_list("annotator__username", flat=True)
+    """The training data: the layers recorded when the training was queued, in the TAB
+    format (one query for the snapshot's names, then the writer's chunked reads)."""
+    names = set(
+        AnnotationLayer.objects.filter(pk__in=[row[0] for row in model.training_layers]).values_list(
+            "document__doc_id", "annotator__username"
         )
-        document["annotations"] = {k: v for k, v in document["annotations"].items() if k in names}
+    )
+    documents = model.corpus.documents.filter(doc_id__in={doc_id for doc_id, _ in names})
+    snapshot = []
+    for document in iter_tab_documents(documents, finished_only=True):
+        annotations = document["annotations"]
+        document["annotations"] = {
+            name: layer for name, layer in annotations.items() if (document["doc_id"], name) in names
+        }
         if document["annotations"]:
-            documents.append(document)
-    return documents
+            snapshot.append(document)
+    return snapshot
 
 
 def _explain(exc: Exception) -> str:

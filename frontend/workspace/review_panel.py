@@ -4,11 +4,11 @@ since the layer was confirmed."""
 from django.http import HttpRequest
 
 from annotation import permissions as policy
-from annotation.enums import LayerStatus
+from annotation.enums import FINISHED_LAYER_STATUSES
 from annotation.models import AnnotationLayer, Mention
 from annotation.services import review as review_service
 
-IN_REVIEW = (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED)
+IN_REVIEW = FINISHED_LAYER_STATUSES
 
 
 def review_panel_context(request: HttpRequest, layer: AnnotationLayer, error: str | None = None) -> dict | None:
