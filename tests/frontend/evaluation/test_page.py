@@ -1,124 +1,17 @@
-"""The manager's evaluation page and its CSV downloads, on one hand-built document with
-two finished layers (a, b); every expected figure is computed by hand below.
-
-TEXT = "Anna Berg met Carl Dahl\\nin Oslo in 2001."  (one line break: "in Oslo" is line 1)
-
-    entity       a               b
-    Anna Berg    PERSON DIRECT   PERSON DIRECT
-    Carl Dahl    PERSON QUASI    PERSON NO_MASK
-    Oslo         LOC QUASI       LOC QUASI
-    2001         DATETIME NO_MASK DATETIME QUASI
-
-Entities to mask: a {Anna Berg (direct), Carl Dahl, Oslo}, b {Anna Berg (direct), Oslo, 2001}.
-Tokens of their mentions: a 5 (Anna Berg Carl Dahl Oslo), b 4 (Anna Berg Oslo 2001).
-No span holds a function word, so the spaCy filter and the word list agree."""
-
-import csv
-import io
-import json
+"""The manager's evaluation page: who may see it, the metrics of each kind of source
+(figures computed by hand in conftest.py), missed entities, choices and errors."""
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from annotation.enums import EntityType, IdentifierType
-from annotation.models import PreannotationRun, Prediction, RunDocument
+from annotation.enums import EntityType
 from annotation.services.layers import assign_layer
 from annotation.services.mentions import create_mention
-from tests.conftest import make_user, tab_mention
-from tests.sanitize_app.engine.conftest import tiny_models  # noqa: F401 (the tiny masked LM, built once)
 
-from .conftest import client_for
+from ..conftest import client_for
+from .conftest import SYSTEM, metric, metrics, preannotate, span, upload
 
 pytestmark = pytest.mark.django_db
-
-TEXT = "Anna Berg met Carl Dahl\nin Oslo in 2001."
-
-
-def span(text: str) -> list[int]:
-    start = TEXT.index(text)
-    return [start, start + len(text)]
-
-
-def mention(layer: str, number: int, text: str, entity_type: str, identifier: str) -> dict:
-    return tab_mention(TEXT, layer, number, text, entity_type, identifier)
-
-
-DOCUMENT = {
-    "doc_id": "d",
-    "text": TEXT,
-    "task": "Task: Annotate the document to anonymise the following person: Anna Berg",
-    "annotations": {
-        "a": {
-            "entity_mentions": [
-                mention("a", 1, "Anna Berg", "PERSON", "DIRECT"),
-                mention("a", 2, "Carl Dahl", "PERSON", "QUASI"),
-                mention("a", 3, "Oslo", "LOC", "QUASI"),
-                mention("a", 4, "2001", "DATETIME", "NO_MASK"),
-            ]
-        },
-        "b": {
-            "entity_mentions": [
-                mention("b", 1, "Anna Berg", "PERSON", "DIRECT"),
-                mention("b", 2, "Carl Dahl", "PERSON", "NO_MASK"),
-                mention("b", 3, "Oslo", "LOC", "QUASI"),
-                mention("b", 4, "2001", "DATETIME", "QUASI"),
-            ]
-        },
-    },
-    "quality_checked": ["a", "b"],
-}
-# The system masks Anna Berg, Oslo and the non-entity "met".
-SYSTEM = {"d": [span("Anna Berg"), span("met"), span("Oslo")]}
-
-
-def upload(content, name: str = "system.json") -> SimpleUploadedFile:
-    data = content if isinstance(content, bytes) else json.dumps(content).encode()
-    return SimpleUploadedFile(name, data, content_type="application/json")
-
-
-def metric(page: str, label: str) -> str:
-    """The value printed in the metrics table's row ``label``."""
-    head = f'<th scope="row">{label}</th><td class="num">'
-    start = page.index(head) + len(head)
-    return page[start : page.index("</td>", start)]
-
-
-def metrics(page: str) -> tuple[str, ...]:
-    return tuple(metric(page, label) for label in ("ER_di", "ER_qi", "Token recall", "Token precision", "WP (uniform)"))
-
-
-@pytest.fixture
-def two_layers(corpus, people, import_documents):
-    import_documents(corpus, [DOCUMENT])
-    document = corpus.documents.get()
-    return {
-        **people,
-        "corpus": corpus,
-        "document": document,
-        "layer_a": document.layers.get(annotator__username="a"),
-        "layer_b": document.layers.get(annotator__username="b"),
-        "url": f"/corpora/{corpus.pk}/evaluation/",
-        "csv": f"/corpora/{corpus.pk}/evaluation.csv",
-    }
-
-
-def preannotate(document, spans: list[tuple[str, str]]) -> None:
-    """A finished pre-annotation run whose predictions mask ``spans`` (text, type)."""
-    run = PreannotationRun.objects.create(corpus=document.corpus, status=PreannotationRun.Status.SUCCEEDED)
-    RunDocument.objects.create(run=run, document=document, status=RunDocument.Status.DONE)
-    for key, (text, entity_type) in enumerate(spans):
-        start, end = span(text)
-        Prediction.objects.create(
-            run=run,
-            document=document,
-            entity_key=key,
-            start_offset=start,
-            end_offset=end,
-            span_text=text,
-            entity_type=entity_type,
-            identifier_type=IdentifierType.QUASI,
-        )
 
 
 def test_only_managers(two_layers):
@@ -285,62 +178,6 @@ def test_the_pre_annotation_and_the_comparison_of_all_sources(two_layers):
     assert 'id="compare-button"' in client.get(two_layers["url"]).content.decode()
 
 
-def test_csv_downloads(two_layers):
-    client = client_for(two_layers["manager"])
-    response = client.get(two_layers["csv"], {"source": "annotator:a"})
-    assert response["Content-Type"].startswith("text/csv")
-    assert response["Content-Disposition"] == 'attachment; filename="ECHR test-evaluation-annotator-a-metrics.csv"'
-    [row] = list(csv.DictReader(io.StringIO(response.content.decode())))
-    assert (row["source"], row["gold_annotators"], row["documents"], row["direct_entities"]) == (
-        "annotator:a",
-        "b",
-        "1",
-        "1",
-    )
-    assert [row[key] for key in ("ER_di", "ER_qi", "token_recall", "token_precision", "WP", "WP_lm")] == [
-        "1.0000",
-        "0.5000",
-        "0.7500",
-        "0.6000",
-        "0.6000",
-        "",
-    ]
-    missed = client.get(two_layers["csv"], {"source": "annotator:a", "table": "missed"}).content.decode()
-    start, end = span("2001")
-    assert missed.splitlines() == [
-        "doc_id,annotator,entity_id,entity_type,identifier,offsets,mentions",
-        f"d,b,d_b_e4,DATETIME,QUASI,{start}-{end},2001",
-    ]
-    types = client.get(two_layers["csv"], {"source": "annotator:a", "table": "types"}).content.decode()
-    assert types.splitlines() == [
-        "entity_type,false_negative_tokens,token_recall",
-        "DATETIME,1,0.0000",
-        "LOC,0,1.0000",
-        "PERSON,0,1.0000",
-    ]
-    assert client.get(two_layers["csv"], {"source": "annotator:a", "table": "other"}).status_code == 404
-    refused = client.get(two_layers["csv"], {"source": "preannotation"})
-    assert refused.status_code == 400 and "has been pre-annotated" in refused.content.decode()
-    assert client.get(two_layers["csv"]).status_code == 400
-
-
-def test_an_uploaded_files_csv_comes_from_its_checked_spans(two_layers):
-    client = client_for(two_layers["manager"])
-    page = client.post(two_layers["url"], {"file": upload(SYSTEM), "annotators": ["a"]}).content.decode()
-    hidden = page[page.index('id="missed"') :]
-    masked = hidden.split('name="masked" value="', 1)[1].split('"', 1)[0].replace("&quot;", '"')
-    assert json.loads(masked) == SYSTEM
-    response = client.post(
-        two_layers["csv"], {"masked": masked, "label": "system.json", "annotators": ["a"], "table": "missed"}
-    )
-    assert response["Content-Disposition"] == 'attachment; filename="ECHR test-evaluation-file-missed.csv"'
-    assert [line.split(",")[:4] for line in response.content.decode().splitlines()[1:]] == [
-        ["d", "a", "d_a_e2", "PERSON"]
-    ]  # gold a only: Carl Dahl
-    tampered = client.post(two_layers["csv"], {"masked": '{"d": [[0, 999]]}', "label": "system.json"})
-    assert tampered.status_code == 400 and "span [0, 999]" in tampered.content.decode()
-
-
 def test_an_empty_corpus_says_so(corpus, people):
     client = client_for(people["manager"])
     page = client.get(f"/corpora/{corpus.pk}/evaluation/", {"compare": "1"}).content.decode()
@@ -356,65 +193,3 @@ def test_the_corpus_and_agreement_pages_link_to_the_evaluation(two_layers):
     assert link in manager.get(f"/corpora/{two_layers['corpus'].pk}/").content.decode()
     assert link in manager.get(f"/corpora/{two_layers['corpus'].pk}/agreement/").content.decode()
     assert link not in client_for(two_layers["ann"]).get(f"/corpora/{two_layers['corpus'].pk}/").content.decode()
-
-
-@pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("rules_only_engine")
-def test_a_manager_evaluates_the_engine_in_a_browser(login, live_server, pick, import_documents):
-    from annotation.enums import Role
-    from annotation.models import Corpus, CorpusMembership
-    from annotation.services.preannotation import run_batch, start_run
-
-    corpus = Corpus.objects.create(name="ECHR")
-    import_documents(corpus, pick("001-85667", "001-90163"))
-    mia = make_user("mia")
-    CorpusMembership.objects.create(corpus=corpus, user=mia, role=Role.MANAGER)
-    run = start_run(corpus, actor=mia)
-    run_batch(run.pk, list(corpus.documents.values_list("pk", flat=True)))
-
-    page = login("mia")
-    page.goto(f"{live_server.url}/corpora/{corpus.pk}/")
-    page.click("text=Evaluation")
-    page.click("#compare-button")
-    page.wait_for_selector("#compare table")
-    assert page.locator("#compare tbody tr").count() == 1 + 10  # the engine and ten annotators
-    page.select_option("#id_source", "preannotation")
-    page.click("#choose button[type=submit]")
-    page.wait_for_selector("#false-negatives svg.chart")
-    assert "source=preannotation" in page.url
-    assert page.inner_text("#metrics h2") == "Pre-annotation engine"
-    page.screenshot(path="/tmp/evaluation.png", full_page=True)
-    # One chart row per entity type of the table, a bar for each type with misses.
-    types = page.locator("#types tbody tr").count()
-    assert page.locator("#false-negatives svg text").count() == 2 * types  # label and value
-    with_misses = [row for row in page.locator("#types tbody tr").all() if row.locator("td").nth(1).inner_text() != "0"]
-    assert page.locator("#false-negatives svg rect").count() == len(with_misses) > 0
-    assert page.locator("#missed tbody tr").count() > 0
-    # A missed entity opens its annotator's layer at the line of the mention.
-    first = page.locator("#missed tbody tr").first
-    annotator = first.locator("td").nth(1).inner_text()
-    first.locator("a").click()
-    page.wait_for_selector(".tab.active")
-    assert page.inner_text(".tab.active").startswith(annotator)
-    assert page.evaluate("document.querySelector(location.hash) !== null")
-
-
-def test_wp_with_the_masked_lms_information_content(two_layers, settings, tiny_models):  # noqa: F811
-    from sanitize_app.engine.lm import load_masked_lm
-
-    settings.SANITIZE_ENGINE = {**settings.SANITIZE_ENGINE, "masked_lm": tiny_models["mlm"]}
-    client = client_for(two_layers["manager"])
-    page = client.post(two_layers["url"], {"file": upload(SYSTEM)}).content.decode()
-    # WP = Σ covering annotators × IC / (2 × Σ IC) over the system tokens Anna Berg met
-    # Oslo, covered by 2, 2, 0 and 2 annotators: 1 - IC(met) / Σ IC.
-    lm = load_masked_lm(tiny_models["mlm"]).model
-    weights = {text: lm.information_content(TEXT, tuple(span(text))) for text in ("Anna", "Berg", "met", "Oslo")}
-    expected = 1 - weights["met"] / sum(weights.values())
-    assert 0 < expected < 1
-    row = page[page.index('id="wp-lm"') :]
-    assert f'<td class="num">{expected:.3f}</td>' in row and "needs a masked language model" not in row
-    settings.SANITIZE_ENGINE = {**settings.SANITIZE_ENGINE, "masked_lm": "/nowhere/mlm"}
-    page = client.post(two_layers["url"], {"file": upload(SYSTEM)}).content.decode()
-    assert "masked language model &#x27;/nowhere/mlm&#x27; could not be loaded" in page
-    assert metric(page, "ER_di") == "1.000"  # the other figures are still there
