@@ -66,8 +66,10 @@ def my_work(request):
     if corpus.isdigit():
         layers = layers.filter(document__corpus_id=int(corpus))
     order = request.GET.get("order", "")
+    order_note = ""
     if order == "uncertain":
-        layers = most_uncertain_first(list(layers))
+        ordered = most_uncertain_first(list(layers))
+        layers, order_note = ordered.layers, ordered.message
     page = Paginator(layers, 50).get_page(request.GET.get("page"))
     for layer in page:
         layer.decided_count = layer.entity_count - layer.undecided_count
@@ -82,6 +84,7 @@ def my_work(request):
             "corpora": policy.visible_corpora(request.user).order_by("name"),
             "corpus": corpus,
             "order": order,
+            "order_note": order_note,
         },
     )
 

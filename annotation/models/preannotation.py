@@ -1,5 +1,6 @@
 """Machine pre-annotations, kept apart from human annotations: each run of the engine
-over documents, and the spans it proposed with their decisions, risk and reasons."""
+over documents, and the spans it proposed with their decisions, risk, the trained
+models' probability and reasons."""
 
 from django.conf import settings
 from django.db import models
@@ -73,6 +74,11 @@ class Prediction(models.Model):
     entity_type = models.CharField(max_length=10, choices=EntityType.choices)
     identifier_type = models.CharField(max_length=10, choices=IdentifierType.choices)
     risk = models.FloatField(default=0.0)
+    mask_probability = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="The trained models' P(mask) for the entity; empty when only rules judged it.",
+    )
     information_content = models.FloatField(default=0.0)
     reasons = models.JSONField(default=list, blank=True)
     source = models.CharField(max_length=60, blank=True, help_text="Which part of the recognizer found the span.")

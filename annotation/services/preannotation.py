@@ -125,6 +125,7 @@ def store_predictions(run: PreannotationRun, document: Document, result: Preanno
             entity_type=mention.entity_type,
             identifier_type=entity.identifier_type,
             risk=round(entity.risk, 4),
+            mask_probability=None if entity.mask_probability is None else round(entity.mask_probability, 4),
             information_content=round(entity.information_content, 4),
             reasons=entity.reasons[:20],
             source=mention.source[:60],

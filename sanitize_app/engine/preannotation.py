@@ -62,6 +62,8 @@ class ProposedEntity:
     risk: float
     reasons: list[str]
     information_content: float
+    # The trained models' P(mask) (None when only rules judged it): how unsure they were.
+    mask_probability: float | None = None
 
 
 @dataclass
@@ -167,6 +169,7 @@ class PreannotationEngine:
                     1.0 if index in direct else assessment.scores.get(index, 0.0),
                     reasons,
                     ic[index],
+                    assessment.mask_probability(index),
                 )
             )
         return Preannotation(

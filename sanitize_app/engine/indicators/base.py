@@ -34,7 +34,8 @@ class IndicatorOutput:
 
 class RiskIndicator(Protocol):
     """``decides`` (optional, default True): whether the indicator may stand in for the
-    guideline rules. One that can only add risk (web search) sets it to False."""
+    guideline rules. One that can only add risk (web search) sets it to False.
+    ``probabilistic`` (optional, default False): its score is a trained model's P(mask)."""
 
     name: str
 

@@ -25,6 +25,7 @@ def _judge(name: str, output: IndicatorOutput, indexes: list[int], probabilities
 
 class LMProbabilityIndicator:
     name = "LM probabilities"
+    probabilistic = True
 
     def __init__(self, lm, classifier: MaskingClassifier | None, lm_reason: str = "", ic=None):
         self.lm, self.classifier, self.ic = lm, classifier, ic
@@ -65,6 +66,7 @@ class LMProbabilityIndicator:
 
 class SpanClassificationIndicator:
     name = "span classification"
+    probabilistic = True
 
     def __init__(self, classifier: MaskingClassifier | None, lm=None, ic=None):
         self.classifier, self.lm, self.ic = classifier, lm, ic

@@ -17,9 +17,17 @@ class RiskAssessment:
     # entity -> why indicators found it safe (or too few of them risky): shown with NO_MASK
     safe: dict[int, list[str]] = field(default_factory=dict)
     scores: dict[int, float] = field(default_factory=dict)  # entity -> highest score
+    # entity -> P(mask) from each trained model that judged it (``probabilistic``
+    # indicators). Unlike ``scores``, never a rule's 0 or 1: what active learning needs.
+    probabilities: dict[int, list[float]] = field(default_factory=dict)
     combinations: list[Combination] = field(default_factory=list)
     statuses: list[IndicatorStatus] = field(default_factory=list)
     decided_by: str = ""
+
+    def mask_probability(self, index: int) -> float | None:
+        """The trained models' mean P(mask) for the entity; None when no model judged it."""
+        values = self.probabilities.get(index)
+        return sum(values) / len(values) if values else None
 
 
 class CombinedRisk:
@@ -72,6 +80,8 @@ class CombinedRisk:
     def _count(indicator, output, assessment: RiskAssessment, votes: dict[int, list[str]]) -> None:
         for index, judgement in output.entities.items():
             assessment.scores[index] = max(assessment.scores.get(index, 0.0), judgement.score)
+            if getattr(indicator, "probabilistic", False):
+                assessment.probabilities.setdefault(index, []).append(judgement.score)
             if judgement.risky:
                 votes.setdefault(index, []).append(judgement.explanation)
             elif judgement.explanation:

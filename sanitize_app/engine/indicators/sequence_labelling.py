@@ -55,6 +55,7 @@ def token_mask_probabilities(tokenizer, model, text: str, window: int = 256, str
 
 class SequenceLabellingIndicator:
     name = "sequence labelling"
+    probabilistic = True  # the score is a token's P(MASK), the one the decision rests on
 
     def __init__(self, tokenizer, model, reason: str = "", mode: str = "any"):
         self.tokenizer, self.model, self._reason, self.mode = tokenizer, model, reason, mode

@@ -217,3 +217,30 @@ def test_an_indicator_that_cannot_decide_adds_risk_to_the_rules(context):
     assert assessment.decided_by == "guideline rules (no model-based indicator available) + web"
     assert set(assessment.risky) == {e.index for e in context.entities}
     assert "web" in assessment.risky[0]  # its reason is kept next to the rules'
+
+
+class _Probable:
+    """A trained model's indicator: its scores are P(mask)."""
+
+    probabilistic = True
+    available = True
+    unavailable_reason = ""
+
+    def __init__(self, name, probabilities):
+        self.name, self.probabilities = name, probabilities
+
+    def assess(self, context):
+        return IndicatorOutput(
+            self.name, {i: Judgement(p, p >= 0.5, self.name) for i, p in self.probabilities.items()}
+        )
+
+
+def test_the_trained_models_probability_is_kept_apart_from_other_scores(context):
+    models = [_Probable("span", {0: 0.9, 1: 0.2}), _Probable("sequence", {0: 0.5})]
+    assessment = CombinedRisk([*models, _Fixed("web", {1})]).assess(context)
+    assert assessment.mask_probability(0) == pytest.approx(0.7)  # (0.9 + 0.5) / 2
+    assert assessment.mask_probability(1) == pytest.approx(0.2)  # web's 1.0 is a vote, not a probability
+    assert assessment.scores[1] == 1.0
+    assert assessment.mask_probability(2) is None  # only web judged it
+    rules = CombinedRisk([_Fixed("a", set(), available=False)]).assess(context)
+    assert [rules.mask_probability(e.index) for e in context.entities] == [None] * len(context.entities)
