@@ -5,7 +5,8 @@
 - An **annotator** sees only the layers assigned to them, and the documents they have a
   layer on. They never see another annotator's layer of the same document (blind
   annotation).
-- A **reviewer** sees and changes only the layers they were paired on.
+- A **reviewer** sees and changes only the layers they were paired on, and reads their
+  annotations only once they have answered the masked reading (the review order).
 - A superuser is a manager of every corpus.
 
 The API, the HTML views and the exporters scope their querysets with these functions;
@@ -17,6 +18,8 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from .enums import LayerStatus, Role
 from .models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ReviewAssignment
+from .services.errors import LayerLocked
+from .services.layer_states import WRITABLE_STATUSES, refuse_write, unread_review
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -53,9 +56,13 @@ def _manages_layer(user: User) -> Exists:
     )
 
 
-def _reviews_layer(user: User) -> Exists:
-    """For a layer query: the user is paired on the layer as reviewer."""
-    return Exists(ReviewAssignment.objects.filter(layer_id=OuterRef("pk"), reviewer=user))
+def _reviews_layer(user: User, *, has_read: bool = False) -> Exists:
+    """For a layer query: the user is paired on the layer as reviewer (and, with
+    ``has_read``, has answered the masked reading)."""
+    assignments = ReviewAssignment.objects.filter(layer_id=OuterRef("pk"), reviewer=user)
+    if has_read:
+        assignments = assignments.filter(masked_read_at__isnull=False)
+    return Exists(assignments)
 
 
 def visible_layers(user: User) -> QuerySet[AnnotationLayer]:
@@ -66,27 +73,53 @@ def visible_layers(user: User) -> QuerySet[AnnotationLayer]:
     return AnnotationLayer.objects.filter(Q(annotator=user) | _manages_layer(user) | _reviews_layer(user))
 
 
-def editable_layers(user: User) -> QuerySet[AnnotationLayer]:
-    """Layers whose annotations the user may change.
-
-    The annotator edits their own layer until it is reviewed; the paired reviewer
-    corrects it while it is confirmed or under review; a manager may always
-    intervene. A reviewed layer is final for everybody but its corpus's managers."""
+def readable_layers(user: User) -> QuerySet[AnnotationLayer]:
+    """Layers whose annotations the user may read: as ``visible_layers``, less the
+    layers the user reviews but has not yet read masked (the reviewer reads the masked
+    document first, unbiased by the annotations)."""
     if _anonymous(user):
         return AnnotationLayer.objects.none()
     if user.is_superuser:
         return AnnotationLayer.objects.all()
+    own_or_managed = Q(annotator=user) | _manages_layer(user)
+    return AnnotationLayer.objects.filter(own_or_managed | _reviews_layer(user, has_read=True))
+
+
+def editable_layers(user: User) -> QuerySet[AnnotationLayer]:
+    """Layers whose annotations the user may change now.
+
+    Annotations change only while a layer is assigned, in progress or under review
+    (``services.layer_states``: confirmed is locked until its author reopens it,
+    reviewed is final). The annotator edits their own layer; the paired reviewer
+    corrects it under review once they have answered the masked reading; a manager may
+    intervene whenever the status allows it."""
+    if _anonymous(user):
+        return AnnotationLayer.objects.none()
+    writable = AnnotationLayer.objects.filter(status__in=WRITABLE_STATUSES)
+    if user.is_superuser:
+        return writable
     # The author keeps editing under review: settling a note may mean changing the layer.
-    own_open = Q(
-        annotator=user,
-        status__in=[LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW],
-    )
-    review_open = Q(_reviews_layer(user), status__in=[LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW])
-    return AnnotationLayer.objects.filter(own_open | review_open | _manages_layer(user))
+    reviewing = Q(_reviews_layer(user, has_read=True), status=LayerStatus.UNDER_REVIEW)
+    return writable.filter(Q(annotator=user) | reviewing | _manages_layer(user))
 
 
 def can_edit_layer(user: User, layer: AnnotationLayer) -> bool:
     return editable_layers(user).filter(pk=layer.pk).exists()
+
+
+def write_refusal(user: User, layer: AnnotationLayer) -> str | None:
+    """Why ``user`` may not change ``layer``'s annotations now (None: they may). The
+    status and review-order reasons come first: they tell the user what to do."""
+    if can_edit_layer(user, layer):
+        return None
+    try:
+        refuse_write(layer, user)
+    except LayerLocked as locked:
+        if layer.annotator_id == getattr(user, "pk", None) or is_reviewer(user, layer) or is_manager(
+            user, layer.document.corpus
+        ):
+            return locked.message
+    return "You may read this layer but not change it."
 
 
 def with_edit_right(user: User, layers: QuerySet[AnnotationLayer]) -> QuerySet[AnnotationLayer]:
@@ -119,13 +152,14 @@ def visible_audit_events(user: User) -> QuerySet[AuditEvent]:
         return AuditEvent.objects.none()
     if user.is_superuser:
         return AuditEvent.objects.all()
-    return AuditEvent.objects.filter(Q(corpus__in=managed_corpora(user)) | Q(layer__in=visible_layers(user))).distinct()
+    in_scope = Q(corpus__in=managed_corpora(user)) | Q(layer__in=readable_layers(user))
+    return AuditEvent.objects.filter(in_scope).distinct()
 
 
 # Who may move a layer to which status: the annotator confirms (or reopens) their own
 # layer; the paired reviewer runs the review; a manager may do any allowed step.
 _ANNOTATOR_TARGETS = {LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED}
-_REVIEWER_TARGETS = {LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED, LayerStatus.CONFIRMED}
+_REVIEWER_TARGETS = {LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED}
 
 
 def can_change_status(user: User, layer: AnnotationLayer, to: str) -> bool:
@@ -147,9 +181,17 @@ def is_reviewer(user: User, layer: AnnotationLayer) -> bool:
     return not _anonymous(user) and ReviewAssignment.objects.filter(layer=layer, reviewer=user).exists()
 
 
+def can_read_annotations(user: User, layer: AnnotationLayer) -> bool:
+    """The rule of ``readable_layers`` for one layer the user can see."""
+    return not _anonymous(user) and not unread_review(layer, user)
+
+
 def can_discuss(user: User, layer: AnnotationLayer) -> bool:
     """Write review notes on a layer, reply, settle them and sign the review off: the
-    author and the paired reviewers while the layer is in review (managers too)."""
+    author and the paired reviewers while the layer is in review (managers too); a
+    reviewer only once they have answered the masked reading."""
     if _anonymous(user) or layer.status not in (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW):
+        return False
+    if unread_review(layer, user):
         return False
     return layer.annotator_id == user.pk or is_reviewer(user, layer) or is_manager(user, layer.document.corpus)

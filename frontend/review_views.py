@@ -178,8 +178,14 @@ def note_settle(request, layer, thread_id: int):
 
 @review_action
 def review_confirm(request, layer):
-    """Sign the review off as author or reviewer."""
-    review_service.confirm_review(layer, actor=request.user)
+    """Sign the review off as author or reviewer, on the layer version the page shows."""
+    version = request.POST.get("layer_version", "")
+    if not version.isdigit():
+        raise DomainError(
+            "The sign-off did not say which version of the layer you saw (layer_version): reload the page.",
+            field="layer_version",
+        )
+    review_service.confirm_review(layer, actor=request.user, expected_version=int(version))
 
 
 # --- Managers: pairs and reviewers ---------------------------------------------------------

@@ -129,6 +129,11 @@ def api():
     return client_for
 
 
+def version(layer) -> int:
+    """The layer's version as stored now: what a client sends with its next change."""
+    return type(layer).objects.values_list("version", flat=True).get(pk=layer.pk)
+
+
 def mask_person(layer, actor) -> None:
     """Annotate every occurrence of the layer's person to protect as DIRECT, so that the
     layer passes the confirmation checks."""

@@ -38,11 +38,19 @@ class MentionSerializer(serializers.ModelSerializer):
 
 
 class LayerVersionField(serializers.IntegerField):
+    """Required on every write: without it a change could overwrite one the client never
+    saw ("last write wins"), which optimistic concurrency exists to prevent."""
+
+    default_error_messages = {
+        "required": "Send layer_version, the version of the layer you last saw: every change carries it "
+        "(a stale version is refused with 409 and the current one).",
+    }
+
     def __init__(self, **kwargs):
         super().__init__(
-            required=False,
+            required=True,
             min_value=0,
-            help_text="The layer version the client last saw; a stale version is refused with 409.",
+            help_text="The layer version the client last saw (required); a stale version is refused with 409.",
             **kwargs,
         )
 

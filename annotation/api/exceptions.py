@@ -5,7 +5,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from ..corpus_io.errors import TabImportError
-from ..services.errors import DomainError, StaleLayerVersion
+from ..services.errors import DomainError, LayerLocked, StaleLayerVersion
 
 
 def domain_exception_handler(exc, context):
@@ -13,6 +13,10 @@ def domain_exception_handler(exc, context):
         return Response(
             {"detail": exc.message, "field": exc.field, "layer": exc.layer_id, "current_version": exc.current},
             status=status.HTTP_409_CONFLICT,
+        )
+    if isinstance(exc, LayerLocked):
+        return Response(
+            {"detail": exc.message, "field": exc.field, "layer_status": exc.status}, status=status.HTTP_409_CONFLICT
         )
     if isinstance(exc, DomainError):
         body = {"detail": exc.message}

@@ -41,4 +41,7 @@ class CanEditLayer(IsAuthenticated):
         if request.method in SAFE_METHODS:
             return True
         layer = obj if isinstance(obj, AnnotationLayer) else obj.layer
-        return policy.can_edit_layer(request.user, layer)
+        refusal = policy.write_refusal(request.user, layer)
+        if refusal:
+            self.message = refusal  # one instance per request: the reason goes with this answer
+        return refusal is None

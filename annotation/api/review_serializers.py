@@ -4,6 +4,7 @@ from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from ..models import ReviewAssignment, ReviewComment, ReviewPair, ReviewThread
+from .annotation_serializers import LayerVersionField
 
 User = get_user_model()
 
@@ -94,3 +95,9 @@ class ReviewPairSerializer(serializers.ModelSerializer):
         model = ReviewPair
         fields = ["id", "corpus", "first", "second", "created_at"]
         read_only_fields = ["created_at"]
+
+
+class ReviewConfirmSerializer(serializers.Serializer):
+    """A sign-off names the version it signs: the one the signer has seen."""
+
+    layer_version = LayerVersionField()

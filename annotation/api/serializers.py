@@ -6,6 +6,7 @@ from rest_framework import serializers
 from ..enums import LayerStatus, Role
 from ..models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ImportJob
 from ..services.import_jobs import documents_done
+from .annotation_serializers import LayerVersionField
 
 User = get_user_model()
 
@@ -88,7 +89,7 @@ class LayerAssignSerializer(serializers.Serializer):
 
 class LayerStatusSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=LayerStatus.choices)
-    layer_version = serializers.IntegerField(required=False, min_value=0)
+    layer_version = LayerVersionField()
 
 
 class ReviewerSerializer(serializers.Serializer):

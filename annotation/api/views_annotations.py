@@ -2,11 +2,12 @@
 
 Write responses carry ``layer_version``, the version to send with the next change."""
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.response import Response
 
 from .. import permissions as policy
@@ -27,12 +28,22 @@ from .permissions import CanEditLayer
 
 
 def _editable_layer(user, layer_id: int) -> AnnotationLayer:
-    layer = policy.visible_layers(user).filter(pk=layer_id).select_related("document").first()
+    layer = policy.visible_layers(user).filter(pk=layer_id).select_related("document__corpus").first()
     if layer is None:
         raise NotFound(f"Layer {layer_id} not found.")
-    if not policy.can_edit_layer(user, layer):
-        raise PermissionDenied("You may read this layer but not change it.")
+    refusal = policy.write_refusal(user, layer)
+    if refusal:
+        raise PermissionDenied(refusal)
     return layer
+
+
+def _layers_in_scope(request) -> QuerySet[AnnotationLayer]:
+    """Reading needs the right to read annotations (a reviewer reads the masked document
+    first); a write is looked up among the visible layers so that the refusal can say why
+    (403 with the reason) instead of pretending the object does not exist."""
+    if request.method in SAFE_METHODS:
+        return policy.readable_layers(request.user)
+    return policy.visible_layers(request.user)
 
 
 def _version_of(layer_id: int) -> int:
@@ -50,7 +61,7 @@ class MentionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
             "outgoing_links", queryset=MentionLink.objects.select_related("target").order_by("position", "id")
         )
         return (
-            Mention.objects.filter(layer__in=policy.visible_layers(self.request.user))
+            Mention.objects.filter(layer__in=_layers_in_scope(self.request))
             .select_related("entity", "layer")
             .prefetch_related(links)
             .order_by("layer", "start_offset", "end_offset", "position", "id")
@@ -68,7 +79,7 @@ class MentionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         data = dict(command.validated_data)
         layer = _editable_layer(request.user, data.pop("layer"))
         mention = mentions.create_mention(
-            layer, actor=request.user, expected_version=data.pop("layer_version", None), **data
+            layer, actor=request.user, expected_version=data.pop("layer_version"), **data
         )
         return self._respond(mention, status.HTTP_201_CREATED)
 
@@ -79,7 +90,7 @@ class MentionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         command = MentionUpdateSerializer(data=request.data)
         command.is_valid(raise_exception=True)
         data = dict(command.validated_data)
-        version = data.pop("layer_version", None)
+        version = data.pop("layer_version")
         mention = mentions.update_mention(mention, actor=request.user, expected_version=version, **data)
         return self._respond(mention)
 
@@ -90,7 +101,7 @@ class MentionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         command = LayerVersionSerializer(data=request.data or request.query_params)
         command.is_valid(raise_exception=True)
         mentions.delete_mention(
-            mention, actor=request.user, expected_version=command.validated_data.get("layer_version")
+            mention, actor=request.user, expected_version=command.validated_data["layer_version"]
         )
         return Response(
             status=status.HTTP_204_NO_CONTENT, headers={"X-Layer-Version": str(_version_of(mention.layer_id))}
@@ -104,7 +115,7 @@ class MentionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         command = LayerVersionSerializer(data=request.data)
         command.is_valid(raise_exception=True)
         entity = coreference.split_mention(
-            mention, actor=request.user, expected_version=command.validated_data.get("layer_version")
+            mention, actor=request.user, expected_version=command.validated_data["layer_version"]
         )
         data = EntitySerializer(with_entity_summary(Entity.objects.filter(pk=entity.pk)).get()).data
         return Response({**data, "layer_version": _version_of(mention.layer_id)}, status=status.HTTP_201_CREATED)
@@ -119,7 +130,7 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     filterset_class = EntityFilter
 
     def get_queryset(self):
-        visible = Entity.objects.filter(layer__in=policy.visible_layers(self.request.user)).select_related("layer")
+        visible = Entity.objects.filter(layer__in=_layers_in_scope(self.request)).select_related("layer")
         return with_entity_summary(visible).order_by("layer", "id")
 
     def _respond(self, entity: Entity, code=status.HTTP_200_OK) -> Response:
@@ -133,7 +144,7 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         command = EntityDecisionSerializer(data=request.data)
         command.is_valid(raise_exception=True)
         data = dict(command.validated_data)
-        version = data.pop("layer_version", None)
+        version = data.pop("layer_version")
         decisions.set_entity_decision(entity, actor=request.user, expected_version=version, **data)
         return self._respond(entity)
 
@@ -148,6 +159,6 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         if source is None:
             raise NotFound(f"Entity {command.validated_data['source']} not found.")
         coreference.merge_entities(
-            target, source, actor=request.user, expected_version=command.validated_data.get("layer_version")
+            target, source, actor=request.user, expected_version=command.validated_data["layer_version"]
         )
         return self._respond(target)

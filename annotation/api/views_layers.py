@@ -49,7 +49,7 @@ class LayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
         if not policy.can_change_status(request.user, layer, target):
             raise PermissionDenied(f"You may not move this layer from {layer.status} to {target}.")
         layer_services.change_layer_status(
-            layer, target, actor=request.user, expected_version=command.validated_data.get("layer_version")
+            layer, target, actor=request.user, expected_version=command.validated_data["layer_version"]
         )
         return Response(self.get_serializer(self.get_queryset().get(pk=layer.pk)).data)
 

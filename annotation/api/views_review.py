@@ -17,6 +17,7 @@ from .review_serializers import (
     NoteCreateSerializer,
     NoteReplySerializer,
     NoteSettleSerializer,
+    ReviewConfirmSerializer,
     ReviewPairSerializer,
     ReviewStateSerializer,
     ReviewThreadSerializer,
@@ -76,12 +77,17 @@ class LayerReviewViewSet(viewsets.GenericViewSet):
         layer.refresh_from_db()
         return Response(ReviewStateSerializer(review.review_state(layer)).data)
 
-    @extend_schema(request=None, responses={200: ReviewStateSerializer})
+    @extend_schema(request=ReviewConfirmSerializer, responses={200: ReviewStateSerializer})
     @action(detail=True, methods=["post"])
     def confirm(self, request, pk=None):
-        """Sign the review off, as author or as reviewer."""
+        """Sign the review off, as author or as reviewer, on the version you have seen."""
         layer = _discussable(request, self._layer(pk))
-        return Response(ReviewStateSerializer(review.confirm_review(layer, actor=request.user)).data)
+        command = ReviewConfirmSerializer(data=request.data)
+        command.is_valid(raise_exception=True)
+        state = review.confirm_review(
+            layer, actor=request.user, expected_version=command.validated_data["layer_version"]
+        )
+        return Response(ReviewStateSerializer(state).data)
 
 
 class ReviewNoteViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):

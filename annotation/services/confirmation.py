@@ -1,7 +1,8 @@
 """What must be right before a layer is confirmed, and what deserves a second look.
 
-Errors block confirmation: an entity without a masking decision, a direct identifier
-left visible in some of its mentions, the name of the person to protect left readable.
+Errors block confirmation: an entity without a masking decision, spans that cross each
+other, a direct identifier left visible in some of its mentions, the name of the person
+to protect left readable.
 Warnings are confirmed past with an explicit acknowledgement: the same string decided
 differently, an entity whose mentions disagree, a masked string that appears elsewhere
 in the text without annotation (it would leak)."""
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from ..enums import IdentifierType
 from ..models import AnnotationLayer
 from .occurrences import unannotated_occurrences, word_occurrences
+from .overlaps import crossing_pairs
 
 MASKED = {IdentifierType.DIRECT, IdentifierType.QUASI}
 MAX_LISTED = 8
@@ -52,6 +54,7 @@ def confirmation_report(layer: AnnotationLayer) -> ConfirmationReport:
         by_entity[mention["entity_id"]].append(mention)
     report = ConfirmationReport()
     _undecided(by_entity, report)
+    _crossing(mentions, report)
     _mixed_entities(by_entity, report)
     _person_visible(layer, text, mentions, report)
     _same_string_decided_differently(mentions, report)
@@ -69,6 +72,23 @@ def _undecided(by_entity, report) -> None:
                 "undecided",
                 f"{count} no masking decision yet: {_listing(names)}.",
                 mentions=[ms[0]["id"] for ms in undecided],
+            )
+        )
+
+
+def _crossing(mentions, report) -> None:
+    """Crossing spans are refused when made in the workspace or the API; an import or an
+    older layer may still hold some."""
+    by_id = {m["id"]: m for m in mentions}
+    pairs = crossing_pairs((m["start_offset"], m["end_offset"], m["id"]) for m in mentions)
+    if pairs:
+        names = [f"“{by_id[a]['span_text']}” and “{by_id[b]['span_text']}”" for a, b in pairs]
+        report.errors.append(
+            Finding(
+                "crossing",
+                f"{len(pairs)} pair(s) of spans cross each other: {_listing(names)}. Spans may nest but not cross: "
+                "resize or delete one of each pair.",
+                mentions=[ident for pair in pairs for ident in pair],
             )
         )
 

@@ -41,7 +41,7 @@ def merge_entities(
         raise InvalidAnnotation("Only entities of the same layer can be merged.", field="entity")
     if target.pk == source.pk:
         raise InvalidAnnotation("An entity cannot be merged into itself.", field="entity")
-    with layer_edit(target.layer, expected_version=expected_version) as locked:
+    with layer_edit(target.layer, actor=actor, expected_version=expected_version) as locked:
         before = {"target": decision_state(target), "source": decision_state(source)}
         identifier, confidential = target.mentions.values_list("identifier_type", "confidential_status").order_by(
             "start_offset", "id"
@@ -73,7 +73,7 @@ def merge_entities(
 def split_mention(mention: Mention, *, actor: AbstractBaseUser | None, expected_version: int | None = None) -> Entity:
     """Take a mention out of its entity into a new entity of its own, keeping its
     decision; explicit links between it and its former entity are removed."""
-    with layer_edit(mention.layer, expected_version=expected_version) as locked:
+    with layer_edit(mention.layer, actor=actor, expected_version=expected_version) as locked:
         current = Mention.objects.select_related("entity").get(pk=mention.pk)
         old = current.entity
         if not old.mentions.exclude(pk=current.pk).exists():

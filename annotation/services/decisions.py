@@ -50,7 +50,7 @@ def set_entity_decision(
     """Set DIRECT / QUASI / NO_MASK and/or the confidential status of an entity."""
     checked_choice(identifier_type, IdentifierType, "identifier_type", nullable=True)
     checked_choice(confidential_status, ConfidentialStatus, "confidential_status", nullable=True)
-    with layer_edit(entity.layer, expected_version=expected_version) as locked:
+    with layer_edit(entity.layer, actor=actor, expected_version=expected_version) as locked:
         before = decision_state(entity)
         count = apply_decision(entity, identifier_type=identifier_type, confidential_status=confidential_status)
         record_event(

@@ -18,6 +18,15 @@ class InvalidTransition(DomainError):
     """A layer status change that the workflow does not allow."""
 
 
+class LayerLocked(DomainError):
+    """The layer's status does not allow this change (confirmed, reviewed, or a review
+    that has not started with the masked reading)."""
+
+    def __init__(self, message: str, *, status: str):
+        super().__init__(message, field="layer_status")
+        self.status = status
+
+
 class StaleLayerVersion(DomainError):
     """The client edited a version of the layer that someone else has changed since."""
 

@@ -9,6 +9,7 @@ silently. A client sends the ``version`` it last saw; a stale one is refused wit
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
@@ -16,16 +17,24 @@ from ..enums import LayerStatus
 from ..models import AnnotationLayer, Entity, Mention
 from ..signals import layer_changed
 from .errors import StaleLayerVersion
+from .layer_states import refuse_write
 
 
 @contextmanager
 def layer_edit(
-    layer: AnnotationLayer, *, expected_version: int | None = None, by_person: bool = True
+    layer: AnnotationLayer,
+    *,
+    actor: AbstractBaseUser | None,
+    expected_version: int | None = None,
+    by_person: bool = True,
+    status_change: bool = False,
 ) -> Iterator[AnnotationLayer]:
     """Yield the locked layer inside a transaction; on success its version is bumped.
 
-    ``expected_version=None`` skips the check (system changes, scripts). A change made
-    by a person starts an assigned layer; a system change (pre-annotation) does not."""
+    ``expected_version=None`` skips the check (system changes, scripts; the API and the
+    pages always send it). A change made by a person starts an assigned layer; a system
+    change (pre-annotation) does not. Unless ``status_change`` (the workflow moving the
+    layer on), the layer's status must allow ``actor`` to change its annotations."""
     with transaction.atomic():
         locked = AnnotationLayer.objects.select_for_update().get(pk=layer.pk)
         # A layer's document (its text is frozen once layers exist) and annotator never
@@ -34,6 +43,8 @@ def layer_edit(
         locked.annotator = layer.annotator
         if expected_version is not None and locked.version != expected_version:
             raise StaleLayerVersion(locked.pk, expected_version, locked.version)
+        if not status_change:
+            refuse_write(locked, actor)
         yield locked
         locked.version += 1
         fields = ["version", "next_serial", "updated_at"]

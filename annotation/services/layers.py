@@ -10,16 +10,8 @@ from .audit import record_event
 from .confirmation import ConfirmationReport, confirmation_report
 from .errors import DomainError, InvalidTransition
 from .layer_edit import layer_edit
+from .layer_states import ALLOWED_TRANSITIONS
 from .preannotation_apply import apply_latest_predictions
-
-# Which status may follow which. Reopening goes back one step; nothing jumps ahead.
-ALLOWED_TRANSITIONS = {
-    LayerStatus.ASSIGNED: {LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED},
-    LayerStatus.IN_PROGRESS: {LayerStatus.CONFIRMED},
-    LayerStatus.CONFIRMED: {LayerStatus.IN_PROGRESS, LayerStatus.UNDER_REVIEW},
-    LayerStatus.UNDER_REVIEW: {LayerStatus.CONFIRMED, LayerStatus.REVIEWED},
-    LayerStatus.REVIEWED: {LayerStatus.UNDER_REVIEW},
-}
 
 
 def _require_role(corpus, user, role: str) -> None:
@@ -87,8 +79,9 @@ def confirm_layer(
 def change_layer_status(
     layer: AnnotationLayer, to: str, *, actor: AbstractBaseUser | None, expected_version: int | None = None
 ) -> AnnotationLayer:
-    """Move a layer along the workflow; confirming needs a decision on every entity."""
-    with layer_edit(layer, expected_version=expected_version) as locked:
+    """Move a layer along the workflow (see ``layer_states``); confirming needs the
+    confirmation checks to pass."""
+    with layer_edit(layer, actor=actor, expected_version=expected_version, status_change=True) as locked:
         current = locked.status
         if to not in ALLOWED_TRANSITIONS.get(current, set()):
             raise InvalidTransition(f"A layer cannot go from {current} to {to}.", field="status")

@@ -9,6 +9,7 @@ from .decisions import apply_decision
 from .enum_values import checked_choice
 from .errors import InvalidAnnotation
 from .layer_edit import allocate_tab_id, layer_edit, touch
+from .overlaps import refuse_crossing
 from .spans import snap_to_tokens, trimmed_span, with_title
 
 
@@ -94,7 +95,7 @@ def create_mention(
     checked_choice(entity_type, EntityType, "entity_type")
     checked_choice(identifier_type, IdentifierType, "identifier_type", nullable=True)
     checked_choice(confidential_status, ConfidentialStatus, "confidential_status", nullable=True)
-    with layer_edit(layer, expected_version=expected_version) as locked:
+    with layer_edit(layer, actor=actor, expected_version=expected_version) as locked:
         text = locked.document.text
         start, end = _span(text, start_offset, end_offset, snap)
         if snap and entity_type == EntityType.PERSON:
@@ -104,6 +105,7 @@ def create_mention(
                 f"The span {start}:{end} ({text[start:end]!r}) is already annotated in this layer.",
                 field="start_offset",
             )
+        refuse_crossing(locked, start, end)
         span_text = text[start:end]
         target = _entity_in_layer(entity, locked) if entity is not None else _entity_for_new_span(locked, span_text)
         if target is None:
@@ -150,7 +152,7 @@ def update_mention(
     """Resize a span or change its semantic type; ``edit_type`` follows automatically."""
     if entity_type is not None:
         checked_choice(entity_type, EntityType, "entity_type")
-    with layer_edit(mention.layer, expected_version=expected_version) as locked:
+    with layer_edit(mention.layer, actor=actor, expected_version=expected_version) as locked:
         current = Mention.objects.select_related("entity").get(pk=mention.pk)
         before = mention_snapshot(current)
         start = current.start_offset if start_offset is None else start_offset
@@ -159,6 +161,7 @@ def update_mention(
         clash = Mention.objects.filter(layer=locked, start_offset=start, end_offset=end).exclude(pk=current.pk)
         if clash.exists():
             raise InvalidAnnotation(f"The span {start}:{end} is already annotated in this layer.", field="start_offset")
+        refuse_crossing(locked, start, end, exclude=current.pk)
         current.start_offset, current.end_offset = start, end
         current.span_text = locked.document.text[start:end]
         if entity_type is not None:
@@ -178,7 +181,7 @@ def update_mention(
 
 def delete_mention(mention: Mention, *, actor: AbstractBaseUser | None, expected_version: int | None = None) -> None:
     """Remove a span; an entity left without mentions goes with it."""
-    with layer_edit(mention.layer, expected_version=expected_version) as locked:
+    with layer_edit(mention.layer, actor=actor, expected_version=expected_version) as locked:
         current = Mention.objects.select_related("entity").get(pk=mention.pk)
         before = mention_snapshot(current)
         entity = current.entity

@@ -51,7 +51,7 @@ def annotate_all_occurrences(
 ) -> list[Mention]:
     """Add every unannotated occurrence of the entity's strings to the entity, with the
     entity's type and decision."""
-    with layer_edit(entity.layer, expected_version=expected_version) as locked:
+    with layer_edit(entity.layer, actor=actor, expected_version=expected_version) as locked:
         mentions = list(entity.mentions.order_by("start_offset", "id"))
         model = mentions[0]
         types = {mention.span_text: mention.entity_type for mention in mentions}

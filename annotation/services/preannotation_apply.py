@@ -116,7 +116,7 @@ def apply_predictions(
             Mention.objects.bulk_update(machine[entity], ["prediction"])
         if not add and not drop:
             return result
-        with layer_edit(current, by_person=False) as locked:
+        with layer_edit(current, actor=None, by_person=False) as locked:
             result.removed = Mention.objects.filter(entity_id__in=drop).delete()[1].get("annotation.Mention", 0)
             Entity.objects.filter(pk__in=drop).delete()
             serials = {

@@ -32,7 +32,8 @@ from ..models import (
 )
 from .audit import record_event
 from .confirmation import confirmation_report
-from .errors import DomainError
+from .errors import DomainError, LayerLocked, StaleLayerVersion
+from .layer_states import READ_MASKED_FIRST, unread_review
 from .layers import add_reviewer, change_layer_status
 
 OPEN_LAYER = (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS)
@@ -156,6 +157,12 @@ def start_review(layer: AnnotationLayer, *, actor: AbstractBaseUser | None) -> N
         change_layer_status(layer, LayerStatus.UNDER_REVIEW, actor=actor)
 
 
+def refuse_unread(layer: AnnotationLayer, actor: AbstractBaseUser | None) -> None:
+    """The review order: a reviewer discusses or signs off only after the masked reading."""
+    if unread_review(layer, actor):
+        raise LayerLocked(READ_MASKED_FIRST, status=layer.status)
+
+
 # --- Notes ---------------------------------------------------------------------------
 
 
@@ -178,6 +185,7 @@ def open_thread(
 ) -> ReviewThread:
     """A disagreement about a mention or an entity of ``layer``, with its first comment."""
     body = _body(body)
+    refuse_unread(layer, actor)
     if mention is None and entity is None:
         raise DomainError("Choose the mention or entity the note is about.", field="entity")
     for part in (mention, entity):
@@ -200,6 +208,7 @@ def open_thread(
 
 def reply(thread: ReviewThread, *, actor: AbstractBaseUser, body: str) -> ReviewComment:
     body = _body(body)
+    refuse_unread(thread.layer, actor)
     comment = ReviewComment.objects.create(thread=thread, author=actor, body=body)
     record_event("review.reply", actor=actor, layer=thread.layer, target=thread.anchor, changes={"body": body})
     return comment
@@ -209,6 +218,7 @@ def settle(thread: ReviewThread, outcome: str, *, actor: AbstractBaseUser, body:
     """Close a note as resolved or kept (or open it again), with an optional comment."""
     if outcome not in ReviewThread.Status.values:
         raise DomainError(f"A note is open, resolved or kept, not {outcome!r}.", field="status")
+    refuse_unread(thread.layer, actor)
     with transaction.atomic():
         if body.strip():
             ReviewComment.objects.create(thread=thread, author=actor, body=_body(body))
@@ -267,7 +277,9 @@ def review_state(layer: AnnotationLayer) -> ReviewState:
     )
 
 
-def confirm_review(layer: AnnotationLayer, *, actor: AbstractBaseUser) -> ReviewState:
+def confirm_review(
+    layer: AnnotationLayer, *, actor: AbstractBaseUser, expected_version: int | None = None
+) -> ReviewState:
     """The reviewer's or the author's sign-off on the layer as it is now. Refused while
     a note is open or while the layer breaks a confirmation rule (a correction may have
     added an undecided entity). When both sides have signed off the current version, the layer
@@ -278,6 +290,10 @@ def confirm_review(layer: AnnotationLayer, *, actor: AbstractBaseUser) -> Review
         )
         if layer.status not in (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW):
             raise DomainError(f"Only a layer under review can be signed off (this one is {layer.status}).")
+        if expected_version is not None and layer.version != expected_version:
+            # A sign-off is on what the signer saw: never on a change made since.
+            raise StaleLayerVersion(layer.pk, expected_version, layer.version)
+        refuse_unread(layer, actor)
         open_notes = layer.review_threads.filter(status=ReviewThread.Status.OPEN).count()
         if open_notes:
             raise DomainError(

@@ -49,7 +49,7 @@ def next_undo(layer: AnnotationLayer) -> AuditEvent | None:
 
 
 def undo_last_change(layer: AnnotationLayer, *, actor: AbstractBaseUser, expected_version: int | None = None) -> Undone:
-    with layer_edit(layer, expected_version=expected_version) as locked:
+    with layer_edit(layer, actor=actor, expected_version=expected_version) as locked:
         event = next_undo(locked)
         if event is None:
             raise DomainError("There is nothing to undo since this layer was last assigned, confirmed or reopened.")

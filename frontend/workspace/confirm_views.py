@@ -1,5 +1,6 @@
 """Confirming a layer and reading its masked review (TAB Step 5 for the author)."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -23,7 +24,7 @@ from annotation.services.masked_review import (
 )
 from annotation.tasks import request_masked_review
 
-from .views import visible_layer
+from .views import MISSING_VERSION, STALE_MESSAGE, visible_layer
 
 
 def _require_status_change(request: HttpRequest, layer, to: str) -> None:
@@ -51,12 +52,14 @@ def confirm_dialog(request: HttpRequest, pk: int) -> HttpResponse:
 def confirm(request: HttpRequest, pk: int) -> HttpResponse:
     layer = visible_layer(request, pk)
     _require_status_change(request, layer, LayerStatus.CONFIRMED)
-    version = request.POST.get("layer_version")
+    version = request.POST.get("layer_version", "")
+    if not version.isdigit():
+        return HttpResponse(MISSING_VERSION, status=400, content_type="text/plain; charset=utf-8")
     try:
         confirm_layer(
             layer,
             actor=request.user,
-            expected_version=int(version) if version and version.isdigit() else None,
+            expected_version=int(version),
             accept_warnings=request.POST.get("accept_warnings") == "1",
         )
     except (ConfirmationRefused, StaleLayerVersion):
@@ -133,8 +136,17 @@ def masked_download(request: HttpRequest, pk: int, extension: str) -> HttpRespon
 def reopen(request: HttpRequest, pk: int) -> HttpResponse:
     layer = visible_layer(request, pk)
     _require_status_change(request, layer, LayerStatus.IN_PROGRESS)
+    version = request.POST.get("layer_version", "")
+    if not version.isdigit():
+        return HttpResponse(MISSING_VERSION, status=400, content_type="text/plain; charset=utf-8")
     try:
-        change_layer_status(layer, LayerStatus.IN_PROGRESS, actor=request.user)
+        change_layer_status(layer, LayerStatus.IN_PROGRESS, actor=request.user, expected_version=int(version))
+    except StaleLayerVersion:
+        messages.warning(request, STALE_MESSAGE)
     except DomainError as exc:
         raise PermissionDenied(exc.message) from exc
+    else:
+        messages.success(
+            request, "Reopened: the layer is in progress again and counts as finished once you confirm it again."
+        )
     return redirect("workspace", pk=layer.pk)

@@ -4,16 +4,18 @@ answers with the pieces of the page that changed (see ``updates``)."""
 from collections.abc import Callable
 from functools import wraps
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation import permissions as policy
-from annotation.enums import ConfidentialStatus, EntityType, IdentifierType
+from annotation.enums import ConfidentialStatus, EntityType, IdentifierType, LayerStatus
 from annotation.models import AnnotationLayer, Entity, Mention
 from annotation.services import coreference, decisions, mentions, occurrences, undo
 from annotation.services.errors import DomainError, StaleLayerVersion
+from annotation.services.layer_states import READ_MASKED_FIRST, unread_review
 
 from .html import render_blocks, render_entity_list, render_progress, render_status
 from .model import LayerView
@@ -21,6 +23,10 @@ from .panel import entity_panel_context
 from .review_panel import review_panel_context
 from .updates import full_refresh, message_only, workspace_update
 
+MISSING_VERSION = (
+    "This change did not say which version of the layer it was made on (layer_version), so it was not saved. "
+    "Reload the page."
+)
 STALE_MESSAGE = (
     "This layer was changed in another tab or by someone else, so your last change was not saved. "
     "You now see the current annotations."
@@ -48,9 +54,12 @@ def workspace_action(handler: Callable) -> Callable:
     def action(request: HttpRequest, pk: int, **kwargs) -> HttpResponse:
         layer = visible_layer(request, pk)
         if not layer.user_can_edit:
-            return message_only(layer, "You can read this layer but not change it.", status=403)
+            return message_only(layer, policy.write_refusal(request.user, layer), status=403)
+        version = _int(request, "layer_version")
+        if version is None:
+            return message_only(layer, MISSING_VERSION, status=400)
         try:
-            return handler(request, layer, version=_int(request, "layer_version"), **kwargs)
+            return handler(request, layer, version=version, **kwargs)
         except StaleLayerVersion:
             return full_refresh(request, layer, editable=True, message=STALE_MESSAGE, status=409)
         except DomainError as exc:
@@ -63,6 +72,10 @@ def workspace_action(handler: Callable) -> Callable:
 @require_GET
 def workspace(request: HttpRequest, pk: int) -> HttpResponse:
     layer = visible_layer(request, pk)
+    if unread_review(layer, request.user):
+        # The review order: the masked document first, unbiased by the annotations.
+        messages.info(request, READ_MASKED_FIRST)
+        return redirect("review-start", pk=layer.pk)
     view = LayerView(layer)
     return render(
         request,
@@ -71,6 +84,9 @@ def workspace(request: HttpRequest, pk: int) -> HttpResponse:
             "layer": layer,
             "document": layer.document,
             "editable": layer.user_can_edit,
+            "lock_reason": None if layer.user_can_edit else policy.write_refusal(request.user, layer),
+            "can_reopen": layer.status == LayerStatus.CONFIRMED
+            and policy.can_change_status(request.user, layer, LayerStatus.IN_PROGRESS),
             "text_html": render_blocks(view),
             "entity_list_html": render_entity_list(view),
             "progress_html": render_progress(view),
@@ -87,6 +103,8 @@ def workspace(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def entity_panel(request: HttpRequest, pk: int, entity_id: int) -> HttpResponse:
     layer = visible_layer(request, pk)
+    if unread_review(layer, request.user):
+        raise Http404("Read the masked document first.")
     view = LayerView(layer)
     entity = view.entity(entity_id)
     if entity is None:

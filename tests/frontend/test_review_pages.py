@@ -8,6 +8,7 @@ from annotation.models import AnnotationLayer, Document, ReviewAssignment, Revie
 from annotation.services import review
 from annotation.services.layers import add_reviewer
 from annotation.services.mentions import create_mention
+from tests.conftest import version
 
 from .conftest import client_for
 
@@ -62,6 +63,10 @@ def test_only_the_paired_reviewer_reads_the_masked_document_first(confirmed, peo
 def test_notes_from_the_panel_and_their_errors(confirmed, people):
     entity = confirmed.entities.get(tab_entity_id__endswith="e1")
     rita = client_for(people["rita"])
+    # The review order: no note before the masked reading.
+    early = rita.post(f"/layers/{confirmed.pk}/review/notes/", {"entity": entity.pk, "body": "Title?"}, **HTMX)
+    assert early.status_code == 403 and not ReviewThread.objects.exists()
+    assert rita.post(f"/layers/{confirmed.pk}/review/", {"reidentifiable": "no"}).status_code == 302
     empty = rita.post(f"/layers/{confirmed.pk}/review/notes/", {"entity": entity.pk, "body": " "}, **HTMX)
     assert empty.status_code == 422 and "Write something in the note." in empty.content.decode()
     no_anchor = rita.post(f"/layers/{confirmed.pk}/review/notes/", {"body": "x"}, **HTMX)
@@ -82,15 +87,26 @@ def test_notes_from_the_panel_and_their_errors(confirmed, people):
 
 def test_signing_off_from_the_panel_refreshes_the_page_once_reviewed(confirmed, people):
     rita, ann = client_for(people["rita"]), client_for(people["ann"])
-    early = ann.post(f"/layers/{confirmed.pk}/review/confirm/", **HTMX)
+
+    def sign(client, seen=None):
+        seen = version(confirmed) if seen is None else seen
+        return client.post(f"/layers/{confirmed.pk}/review/confirm/", {"layer_version": seen}, **HTMX)
+
+    early = sign(ann)
     assert "not started the review" in early.content.decode()
-    assert rita.post(f"/layers/{confirmed.pk}/review/confirm/", **HTMX).status_code == 200
-    last = ann.post(f"/layers/{confirmed.pk}/review/confirm/", **HTMX)
+    assert rita.post(f"/layers/{confirmed.pk}/review/", {"reidentifiable": "no"}).status_code == 302
+    assert sign(rita).status_code == 200
+    # A sign-off names the version it saw: an older one is refused, nothing signed.
+    stale = sign(ann, seen=version(confirmed) - 1)
+    assert stale.status_code == 422 and "changed by someone else" in stale.content.decode()
+    no_version = ann.post(f"/layers/{confirmed.pk}/review/confirm/", **HTMX)
+    assert no_version.status_code == 422 and "layer_version" in no_version.content.decode()
+    last = sign(ann)
     assert last["HX-Refresh"] == "true"
     confirmed.refresh_from_db()
     assert confirmed.status == LayerStatus.REVIEWED
     # a reviewed layer is closed to discussion
-    assert rita.post(f"/layers/{confirmed.pk}/review/confirm/", **HTMX).status_code == 403
+    assert sign(rita).status_code == 403
 
 
 def test_masked_downloads_as_text_and_html(confirmed, people, eager_tasks):

@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from annotation.enums import LayerStatus
 from annotation.models import Mention
-from tests.conftest import mask_person
+from tests.conftest import mask_person, version
 
 
 def ids(response) -> set[int]:
@@ -38,19 +38,29 @@ def test_annotator_sees_only_her_own_layer(scenario, api):
 def test_annotator_cannot_read_or_change_another_annotators_mentions(scenario, api):
     client = api(scenario["ann"])
     bob_mention = scenario["bob_mention"]
+    bob_version = version(scenario["bob_layer"])
     assert ids(client.get("/api/mentions/")) == {scenario["ann_mention"].pk}
     assert client.get(f"/api/mentions/{bob_mention.pk}/").status_code == 404
-    assert client.patch(f"/api/mentions/{bob_mention.pk}/", {"entity_type": "MISC"}, format="json").status_code == 404
-    assert client.delete(f"/api/mentions/{bob_mention.pk}/").status_code == 404
+    change = {"entity_type": "MISC", "layer_version": bob_version}
+    assert client.patch(f"/api/mentions/{bob_mention.pk}/", change, format="json").status_code == 404
+    assert client.delete(f"/api/mentions/{bob_mention.pk}/?layer_version={bob_version}").status_code == 404
     assert (
         client.patch(
-            f"/api/entities/{bob_mention.entity_id}/", {"identifier_type": "NO_MASK"}, format="json"
+            f"/api/entities/{bob_mention.entity_id}/",
+            {"identifier_type": "NO_MASK", "layer_version": bob_version},
+            format="json",
         ).status_code
         == 404
     )
     created = client.post(
         "/api/mentions/",
-        {"layer": scenario["bob_layer"].pk, "start_offset": 0, "end_offset": 9, "entity_type": "MISC"},
+        {
+            "layer": scenario["bob_layer"].pk,
+            "start_offset": 0,
+            "end_offset": 9,
+            "entity_type": "MISC",
+            "layer_version": bob_version,
+        },
         format="json",
     )
     assert created.status_code == 404
@@ -138,9 +148,16 @@ def test_annotator_may_confirm_but_not_review_her_layer(scenario, api):
     client = api(scenario["ann"])
     layer = scenario["ann_layer"]
     mask_person(layer, scenario["ann"])
-    client.patch(f"/api/entities/{scenario['ann_mention'].entity_id}/", {"identifier_type": "DIRECT"}, format="json")
-    assert client.post(f"/api/layers/{layer.pk}/status/", {"status": "reviewed"}, format="json").status_code == 403
-    response = client.post(f"/api/layers/{layer.pk}/status/", {"status": "confirmed"}, format="json")
+    decided = client.patch(
+        f"/api/entities/{scenario['ann_mention'].entity_id}/",
+        {"identifier_type": "DIRECT", "layer_version": version(layer)},
+        format="json",
+    )
+    assert decided.status_code == 200
+    reviewed = {"status": "reviewed", "layer_version": version(layer)}
+    assert client.post(f"/api/layers/{layer.pk}/status/", reviewed, format="json").status_code == 403
+    confirmed = {"status": "confirmed", "layer_version": version(layer)}
+    response = client.post(f"/api/layers/{layer.pk}/status/", confirmed, format="json")
     assert response.status_code == 200 and response.json()["status"] == "confirmed"
 
 
@@ -154,25 +171,34 @@ def test_reviewer_sees_only_the_layers_she_is_paired_on(scenario, api):
     assert client.get(f"/api/mentions/{scenario['bob_mention'].pk}/").status_code == 404
 
 
-def test_reviewer_corrects_only_once_the_layer_is_confirmed(scenario, api):
+def test_reviewer_corrects_only_once_confirmed_and_read_masked(scenario, api):
     client = api(scenario["rita"])
-    mention = scenario["ann_mention"]
-    mask_person(scenario["ann_layer"], scenario["ann"])
-    assert client.patch(f"/api/mentions/{mention.pk}/", {"entity_type": "MISC"}, format="json").status_code == 403
-    api(scenario["ann"]).patch(f"/api/entities/{mention.entity_id}/", {"identifier_type": "DIRECT"}, format="json")
-    assert (
-        api(scenario["ann"])
-        .post(f"/api/layers/{scenario['ann_layer'].pk}/status/", {"status": "confirmed"}, format="json")
-        .status_code
-        == 200
+    layer, mention = scenario["ann_layer"], scenario["ann_mention"]
+    mask_person(layer, scenario["ann"])
+
+    def correct():
+        return client.patch(
+            f"/api/mentions/{mention.pk}/", {"entity_type": "MISC", "layer_version": version(layer)}, format="json"
+        )
+
+    refused = correct()
+    assert refused.status_code == 403 and "masked document" in refused.json()["detail"]
+    api(scenario["ann"]).patch(
+        f"/api/entities/{mention.entity_id}/",
+        {"identifier_type": "DIRECT", "layer_version": version(layer)},
+        format="json",
     )
-    assert (
-        client.post(
-            f"/api/layers/{scenario['ann_layer'].pk}/status/", {"status": "under_review"}, format="json"
-        ).status_code
-        == 200
-    )
-    response = client.patch(f"/api/mentions/{mention.pk}/", {"entity_type": "MISC"}, format="json")
+    confirmed = {"status": "confirmed", "layer_version": version(layer)}
+    assert api(scenario["ann"]).post(f"/api/layers/{layer.pk}/status/", confirmed, format="json").status_code == 200
+    # Confirmed, but the review order holds: the annotations stay hidden, writes are refused with the reason.
+    assert client.get(f"/api/mentions/{mention.pk}/").status_code == 404
+    assert client.get("/api/entities/", {"layer": layer.pk}).json()["results"] == []
+    refused = correct()
+    assert refused.status_code == 403 and "masked document" in refused.json()["detail"]
+    reading = client.post(f"/api/layer-reviews/{layer.pk}/masked-reading/", {"reidentifiable": "no"}, format="json")
+    assert reading.status_code == 200 and reading.json()["status"] == LayerStatus.UNDER_REVIEW
+    assert client.get(f"/api/mentions/{mention.pk}/").status_code == 200
+    response = correct()
     assert response.status_code == 200 and response.json()["entity_type"] == "MISC"
     events = api(scenario["ann"]).get("/api/audit-events/", {"action": "mention.update"}).json()["results"]
     assert [event["actor"] for event in events] == ["rita_reviewer"]  # the author sees who corrected
@@ -192,25 +218,37 @@ def test_manager_sees_every_layer_of_her_corpus_but_nothing_else(scenario, api):
     assert ids(client.get("/api/corpora/")) == {scenario["corpus"].pk}
 
 
-def test_manager_changes_any_layer_of_her_corpus(scenario, api):
+def test_manager_changes_any_open_layer_and_reopens_a_reviewed_one_first(scenario, api):
     client = api(scenario["manager"])
     response = client.patch(
-        f"/api/entities/{scenario['bob_mention'].entity_id}/", {"identifier_type": "QUASI"}, format="json"
+        f"/api/entities/{scenario['bob_mention'].entity_id}/",
+        {"identifier_type": "QUASI", "layer_version": version(scenario["bob_layer"])},
+        format="json",
     )
     assert response.status_code == 200
     imported = scenario["imported_layer"]
     assert imported.status == LayerStatus.REVIEWED
     mention = imported.mentions.first()
-    assert (
-        client.patch(f"/api/mentions/{mention.pk}/", {"entity_type": mention.entity_type}, format="json").status_code
-        == 200
+
+    def retype():
+        change = {"entity_type": "MISC", "layer_version": version(imported)}
+        return client.patch(f"/api/mentions/{mention.pk}/", change, format="json")
+
+    refused = retype()
+    assert refused.status_code == 403 and "reviewed" in refused.json()["detail"]
+    reopened = client.post(
+        f"/api/layers/{imported.pk}/status/",
+        {"status": "under_review", "layer_version": version(imported)},
+        format="json",
     )
+    assert reopened.status_code == 200 and reopened.json()["status"] == "under_review"
+    assert retype().status_code == 200
 
 
 def test_manager_exports_assigns_and_adds_members(scenario, api):
     client = api(scenario["manager"])
     corpus = scenario["corpus"]
-    export = client.get(f"/api/corpora/{corpus.pk}/export/tab/")
+    export = client.get(f"/api/corpora/{corpus.pk}/export/tab/", {"layers": "all"})  # ann and bob are unfinished
     assert export.status_code == 200
     documents = json.loads(b"".join(export.streaming_content))
     assert [d["doc_id"] for d in documents] == ["001-79436"]

@@ -7,6 +7,7 @@ from annotation.enums import LayerStatus
 from annotation.models import AnnotationLayer, Document, ReviewPair
 from annotation.services.layers import change_layer_status
 from annotation.services.mentions import create_mention
+from tests.conftest import version
 
 TEXT = "Mr John Smith was born in 1961 in Oslo."
 
@@ -51,12 +52,15 @@ def test_a_review_over_the_api(in_review, people, api):
     assert note.status_code == 201 and note.json()["anchor"] == "Mr John Smith"
     note_id = note.json()["id"]
     assert api(people["rita"]).get(f"/api/review-notes/{note_id}/").status_code == 404
-    blocked = bob.post(f"/api/layer-reviews/{layer.pk}/confirm/", format="json")
+    unversioned = bob.post(f"/api/layer-reviews/{layer.pk}/confirm/", format="json")
+    assert unversioned.status_code == 400 and "layer_version" in unversioned.json()
+    blocked = bob.post(f"/api/layer-reviews/{layer.pk}/confirm/", {"layer_version": version(layer)}, format="json")
     assert blocked.status_code == 400 and blocked.json()["field"] == "notes"
     settled = ann.post(f"/api/review-notes/{note_id}/settle/", {"status": "kept", "body": "TAB keeps titles."})
     assert settled.status_code == 200
     assert [c["body"] for c in settled.json()["comments"]] == ["Title?", "TAB keeps titles."]
-    assert bob.post(f"/api/layer-reviews/{layer.pk}/confirm/").json()["reviewers_confirmed"] == ["bob_annotator"]
-    done = ann.post(f"/api/layer-reviews/{layer.pk}/confirm/").json()
+    signed = bob.post(f"/api/layer-reviews/{layer.pk}/confirm/", {"layer_version": version(layer)})
+    assert signed.json()["reviewers_confirmed"] == ["bob_annotator"]
+    done = ann.post(f"/api/layer-reviews/{layer.pk}/confirm/", {"layer_version": version(layer)}).json()
     assert done["quality_checked"] is True and done["status"] == LayerStatus.REVIEWED
     assert api(people["manager"]).get(f"/api/layers/{layer.pk}/").json()["quality_checked"] is True

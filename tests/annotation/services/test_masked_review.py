@@ -88,6 +88,8 @@ def test_a_change_after_confirmation_renders_the_review_again(
         change_layer_status(layer, "confirmed", actor=ann)
     review = MaskedReview.objects.get(layer=layer)
     assert review.layer_version == layer.version  # rendered on confirmation, without being asked
+    # Under review the author may still change the layer (acting on a note).
+    change_layer_status(layer, "under_review", actor=people["manager"])
     with django_capture_on_commit_callbacks(execute=True):
         year = annotate(layer, ann, "1961", "DATETIME", "QUASI")
     review.refresh_from_db()

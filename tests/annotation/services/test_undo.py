@@ -109,5 +109,8 @@ def test_undo_is_per_person_and_stops_at_a_status_change(layer, people, annotate
     set_entity_decision(Mention.objects.get(span_text="Mr John Smith").entity, actor=ann, identifier_type="DIRECT")
     add(layer, ann, "John Smith", "PERSON", occurrence=1, identifier_type="DIRECT")
     change_layer_status(layer, LayerStatus.CONFIRMED, actor=ann)
+    with pytest.raises(DomainError, match="confirmed, so it is read-only"):
+        undo_last_change(layer, actor=ann)
+    change_layer_status(layer, LayerStatus.IN_PROGRESS, actor=ann)  # reopened
     with pytest.raises(DomainError, match="nothing to undo"):
         undo_last_change(layer, actor=ann)

@@ -92,16 +92,24 @@ def test_a_stale_edit_is_refused_and_the_current_state_is_shown(layer, people, c
     assert mention.identifier_type is None
 
 
-def test_a_reader_cannot_change_the_layer(layer, people, client_for, corpus):
+def test_a_reviewer_reads_the_masked_document_before_the_annotations(layer, people, client_for, corpus):
     from annotation.services.layers import add_reviewer
 
     add_reviewer(layer, people["rita"], actor=people["manager"])
     client = client_for(people["rita"])
-    assert client.get(f"/layers/{layer.pk}/").status_code == 200  # she may read it...
+    page = client.get(f"/layers/{layer.pk}/")  # she reviews it, but the masked reading comes first...
+    assert page.status_code == 302 and page["Location"] == f"/layers/{layer.pk}/review/"
     response = post(client, layer, "mentions/", start=0, end=3, entity_type="MISC")
-    assert response.status_code == 403 and "not change it" in response.content.decode()
+    assert response.status_code == 403 and "Read the masked document" in response.content.decode()
     assert Mention.objects.count() == 0
     assert client_for(people["bob"]).get(f"/layers/{layer.pk}/").status_code == 404  # ...bob may not even see it
+
+
+def test_a_change_without_the_layer_version_is_refused_naming_the_field(layer, people, client_for):
+    client = client_for(people["ann"])
+    response = client.post(f"/layers/{layer.pk}/mentions/", {"start": 0, "end": 3, "entity_type": "MISC"})
+    assert response.status_code == 400 and "(layer_version)" in response.content.decode()
+    assert Mention.objects.count() == 0
 
 
 def test_errors_are_shown_as_messages(layer, people, client_for):

@@ -3,8 +3,10 @@
 from django.test import Client
 
 from annotation.enums import LayerStatus
-from annotation.models import MaskedReview
+from annotation.models import AuditEvent, MaskedReview
 from annotation.services.mentions import create_mention
+
+from tests.conftest import version
 
 from .conftest import TEXT, at
 
@@ -59,11 +61,19 @@ def test_reopening_returns_to_the_workspace(layer, people, client_for, eager_tas
     mask(layer, ann, "Galip Yalman")
     mask(layer, ann, "Galip Yalman", occurrence=1)
     client = client_for(ann)
-    assert client.post(f"/layers/{layer.pk}/confirm/do/", {"accept_warnings": "1"}).status_code == 204
-    response = client.post(f"/layers/{layer.pk}/reopen/")
+    assert client.post(f"/layers/{layer.pk}/confirm/do/", {"accept_warnings": "1"}).status_code == 400
+    confirmed = client.post(f"/layers/{layer.pk}/confirm/do/", {"accept_warnings": "1", "layer_version": version(layer)})
+    assert confirmed.status_code == 204
+    page = client.get(f"/layers/{layer.pk}/").content.decode()
+    assert 'data-editable="0"' in page and 'id="btn-reopen"' in page and "confirmed, so it is read-only" in page
+    assert client.post(f"/layers/{layer.pk}/reopen/").status_code == 400  # no version: nothing happens
+    response = client.post(f"/layers/{layer.pk}/reopen/", {"layer_version": version(layer)})
     assert response.status_code == 302 and response["Location"] == f"/layers/{layer.pk}/"
     layer.refresh_from_db()
     assert layer.status == LayerStatus.IN_PROGRESS
+    assert AuditEvent.objects.filter(
+        layer=layer, action="layer.status", changes__before="confirmed", changes__after="in_progress"
+    ).exists()
 
 
 def test_my_work_shows_progress_and_filters(layer, people, client_for):
