@@ -10,6 +10,7 @@
 import { KeyMenu } from "./menu.js";
 import { selectionSpan as spanIn } from "./offsets.js";
 import { flash, WriteQueue } from "./writes.js";
+import "./structure.js"; // chain numbers, note pins, the narrow-screen drawer
 
 const ws = document.getElementById("workspace");
 if (ws) start(ws);
