@@ -136,6 +136,13 @@ def record_masked_reading(
     if reidentifiable not in ReviewAssignment.Reidentification.values:
         raise DomainError("Say whether you could re-identify the person: no, perhaps or yes.", field="reidentifiable")
     layer = assignment.layer
+    if layer.status in OPEN_LAYER:
+        # Answering opens the annotations: not while the author is still at work.
+        raise DomainError(
+            f"{layer.annotator.username} has not confirmed this layer yet: its masked document exists, "
+            "and the review starts, once it is confirmed.",
+            field="status",
+        )
     with transaction.atomic():
         assignment.masked_read_at = timezone.now()
         assignment.reidentifiable = reidentifiable
