@@ -91,8 +91,8 @@ def test_a_preannotation_run_is_done_by_a_real_worker_in_batches(
 
 
 def test_the_masked_review_follows_the_layer_through_a_real_worker(worker, corpus, people):
-    """Confirming renders the masked document in the worker; a reviewer's correction
-    after confirmation renders it again, for the new layer version."""
+    """Confirming renders the masked document in the worker; a correction made during
+    the review renders it again, for the new layer version."""
     from annotation.models import AnnotationLayer, MaskedReview
     from annotation.services.layers import change_layer_status
     from annotation.services.mentions import create_mention
@@ -111,6 +111,7 @@ def test_the_masked_review_follows_the_layer_through_a_real_worker(worker, corpu
         return review
 
     assert rendered(layer.version).masked_text == "*" * 13 + text[13:]
+    change_layer_status(layer, "under_review", actor=people["manager"])  # confirmed is locked; a review is not
     create_mention(
         layer, actor=people["manager"], start_offset=26, end_offset=30, entity_type="DATETIME", identifier_type="QUASI"
     )
