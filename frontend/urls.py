@@ -4,6 +4,7 @@ from django.urls import include, path
 from . import (
     dashboard_views,
     evaluation_views,
+    export_views,
     preannotation_views,
     progress_views,
     review_views,
@@ -28,6 +29,7 @@ urlpatterns = [
     path("corpora/<int:pk>/progress/", progress_views.corpus_progress_page, name="corpus-progress"),
     path("corpora/<int:pk>/progress/<str:table>.csv", progress_views.corpus_progress_csv, name="corpus-progress-csv"),
     path("corpora/<int:pk>/import/", views.corpus_import, name="corpus-import"),
+    path("corpora/<int:pk>/export/", export_views.corpus_export, name="corpus-export"),
     path("imports/<int:pk>/", views.import_job_detail, name="import-job"),
     path("corpora/<int:pk>/preannotate/", preannotation_views.corpus_preannotate, name="corpus-preannotate"),
     path("preannotation-runs/<int:pk>/", preannotation_views.run_detail, name="preannotation-run"),

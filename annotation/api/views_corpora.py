@@ -1,6 +1,8 @@
 """Corpora, memberships, documents, imports and exports."""
 
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
+from django.utils.http import content_disposition_header
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -9,12 +11,10 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
 from .. import permissions as policy
-from ..corpus_io.masks import annotator_masked_spans
-from ..corpus_io.tab_writer import iter_tab_documents, tab_json_chunks
 from ..models import Corpus, CorpusMembership, ImportJob
 from ..selectors import with_corpus_counts
 from ..services import corpora as corpus_services
-from ..services.preannotation import predicted_masked_spans
+from ..services.exports import ExportError, ExportFormat, ExportOptions, LayerScope, MaskSource, prepare_export
 from ..tasks import submit_import_job
 from .filters import DocumentFilter, MembershipFilter
 from .permissions import IsCorpusManager
@@ -60,26 +60,57 @@ class CorpusViewSet(
             raise PermissionDenied("Only a manager of this corpus may export or import it.")
         return corpus
 
+    def _export(self, options: ExportOptions) -> HttpResponseBase:
+        """A checked export (managers only), streamed when large; refused options answer
+        400 naming the option."""
+        corpus = self._managed()
+        try:
+            export = prepare_export(corpus, options)
+        except ExportError as error:
+            raise ValidationError({error.field: error.message}) from None
+        if export.stream:
+            response = StreamingHttpResponse(export.chunks, content_type=export.content_type)
+        else:
+            response = HttpResponse(export.text(), content_type=export.content_type)
+        response["Content-Disposition"] = content_disposition_header(True, export.filename)
+        return response
+
+    def _layer_scope(self) -> str:
+        """``layers`` (finished, the default, or all); the older ``finished_only`` flag
+        still says the same when given."""
+        legacy = self.request.query_params.get("finished_only")
+        if legacy is not None and "layers" not in self.request.query_params:
+            return LayerScope.FINISHED if legacy.lower() in ("1", "true", "yes", "on") else LayerScope.ALL
+        return self.request.query_params.get("layers", LayerScope.FINISHED)
+
     @extend_schema(
         parameters=[
-            OpenApiParameter("finished_only", bool, description="Only confirmed, under-review or reviewed layers.")
+            OpenApiParameter(
+                "layers",
+                str,
+                enum=LayerScope.values,
+                description="finished (default): confirmed, under-review or reviewed layers only; all: every layer.",
+            ),
+            OpenApiParameter(
+                "annotators", str, many=True, description="Only these annotators' layers (default: everybody's)."
+            ),
+            OpenApiParameter("finished_only", bool, description="Older form of layers=finished (false: all)."),
         ],
         responses={200: {"type": "array", "items": {"type": "object"}}},
     )
     @action(detail=True, methods=["get"], url_path="export/tab")
     def export_tab(self, request, pk=None):
         """The corpus in the TAB JSON format (managers only), streamed."""
-        corpus = self._managed()
-        finished_only = request.query_params.get("finished_only") in ("1", "true", "yes")
-        documents = iter_tab_documents(corpus.documents.all(), finished_only=finished_only)
-        response = StreamingHttpResponse(tab_json_chunks(documents), content_type="application/json; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{corpus.name}.tab.json"'
-        return response
+        names = [name for value in request.query_params.getlist("annotators") for name in value.split(",") if name]
+        return self._export(ExportOptions(ExportFormat.TAB, self._layer_scope(), tuple(names)))
 
     @extend_schema(
         parameters=[
             OpenApiParameter("annotator", str, description="Whose masked spans (when source=annotator)."),
-            OpenApiParameter("source", str, enum=["annotator", "preannotation"], description="Default: annotator."),
+            OpenApiParameter("source", str, enum=MaskSource.values, description="Default: annotator."),
+            OpenApiParameter(
+                "layers", str, enum=LayerScope.values, description="finished (default) or all the annotator's layers."
+            ),
         ],
         responses={200: {"type": "object", "additionalProperties": {"type": "array"}}},
     )
@@ -87,16 +118,12 @@ class CorpusViewSet(
     def export_masks(self, request, pk=None):
         """Masked spans of one annotator, or of the pre-annotation engine, in the
         official evaluation script's format."""
-        corpus = self._managed()
-        source = request.query_params.get("source", "annotator")
-        if source == "preannotation":
-            return Response(predicted_masked_spans(corpus.documents.all()))
-        if source != "annotator":
-            raise ValidationError({"source": f"Unknown source {source!r}: use annotator or preannotation."})
+        source = request.query_params.get("source", MaskSource.ANNOTATOR)
         annotator = request.query_params.get("annotator")
-        if not annotator:
+        if source == MaskSource.ANNOTATOR and not annotator:
             raise ValidationError({"annotator": "Name the annotator whose masked spans to export."})
-        return Response(annotator_masked_spans(corpus.documents.all(), annotator))
+        annotators = (annotator,) if annotator else ()
+        return self._export(ExportOptions(ExportFormat.MASKS, self._layer_scope(), annotators, source))
 
     @extend_schema(request={"multipart/form-data": ImportUploadSerializer}, responses={202: ImportJobSerializer})
     @action(detail=True, methods=["post"], parser_classes=[MultiPartParser])

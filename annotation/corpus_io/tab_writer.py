@@ -7,7 +7,7 @@ offset (the order of the official files)."""
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import TextIO
 
 from django.db.models import QuerySet
@@ -67,11 +67,15 @@ def _mention_dict(row: dict, related: list[str] | None) -> dict:
     return mention
 
 
-def _annotations(documents: list[Document], finished_only: bool) -> tuple[dict, dict]:
+def _annotations(
+    documents: list[Document], finished_only: bool, annotators: Collection[str] | None
+) -> tuple[dict, dict]:
     """Layers and their mentions for a chunk of documents, in three queries."""
     layers = AnnotationLayer.objects.filter(document__in=documents).order_by("document_id", "position", "id")
     if finished_only:
         layers = layers.filter(status__in=FINISHED)
+    if annotators is not None:
+        layers = layers.filter(annotator__username__in=annotators)
     layer_rows = list(layers.values("id", "document_id", "annotator__username", "status", "tab_extra"))
     layer_ids = [row["id"] for row in layer_rows]
     links = defaultdict(list)
@@ -122,11 +126,14 @@ def _document_dict(document: Document, layers: list[dict], mentions: dict) -> di
     return result
 
 
-def iter_tab_documents(documents: QuerySet[Document], *, finished_only: bool = False) -> Iterator[dict]:
-    """Yield each document as a TAB dict, reading the database in chunks."""
+def iter_tab_documents(
+    documents: QuerySet[Document], *, finished_only: bool = False, annotators: Collection[str] | None = None
+) -> Iterator[dict]:
+    """Yield each document as a TAB dict, reading the database in chunks. ``annotators``:
+    only these annotators' layers (None: everybody's)."""
     ordered = documents.order_by("corpus_id", "position", "id")
     for chunk in _chunks(ordered, CHUNK):
-        layers, mentions = _annotations(chunk, finished_only)
+        layers, mentions = _annotations(chunk, finished_only, annotators)
         for document in chunk:
             yield _document_dict(document, layers.get(document.pk, []), mentions)
 

@@ -1,11 +1,16 @@
-import json
 import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.corpus_io.masks import annotator_masked_spans
-from annotation.services.preannotation import predicted_masked_spans
+from annotation.services.exports import (
+    ExportError,
+    ExportFormat,
+    ExportOptions,
+    LayerScope,
+    MaskSource,
+    prepare_export,
+)
 
 from ._helpers import get_corpus
 
@@ -14,35 +19,38 @@ class Command(BaseCommand):
     help = (
         "Write masked spans in the format of the official TAB evaluation script: "
         '{"doc_id": [[start, end], ...]}: the DIRECT and QUASI mentions of one annotator '
-        "(--annotator NAME), or those the pre-annotation engine proposed (--source preannotation)."
+        "(--annotator NAME; finished layers unless --layers all), or those the pre-annotation "
+        "engine proposed (--source preannotation)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--corpus", required=True)
-        parser.add_argument("--source", choices=["annotator", "preannotation"], default="annotator")
+        parser.add_argument("--source", choices=MaskSource.values, default=MaskSource.ANNOTATOR)
         parser.add_argument("--annotator", help="Username of the annotator whose layers to export.")
+        parser.add_argument(
+            "--layers",
+            choices=LayerScope.values,
+            default=LayerScope.FINISHED,
+            help="finished (default): the annotator's confirmed, under-review and reviewed layers; all: every one.",
+        )
         parser.add_argument("-o", "--output", type=Path, help="Output file (default: standard output).")
 
-    def handle(self, *args, corpus: str, source: str, annotator: str | None, output: Path | None, **options):
+    def handle(self, *args, corpus: str, source: str, annotator: str | None, layers: str, output, **options):
         output = Path(output) if output else None  # call_command passes strings
-        documents = get_corpus(corpus).documents.all()
-        if source == "preannotation":
-            if annotator:
-                raise CommandError("--annotator goes with --source annotator, not with --source preannotation.")
-            spans = predicted_masked_spans(documents)
-            if not spans:
-                raise CommandError(
-                    f"No document of corpus {corpus} has been pre-annotated (python manage.py preannotate)."
-                )
-        else:
-            if not annotator:
-                raise CommandError("Name the annotator (--annotator NAME) or use --source preannotation.")
-            spans = annotator_masked_spans(documents, annotator)
-            if not spans:
-                raise CommandError(f"{annotator} has no layer in corpus {corpus}.")
-        text = json.dumps(spans, ensure_ascii=False)
+        if source == MaskSource.PREANNOTATION and annotator:
+            raise CommandError("--annotator goes with --source annotator, not with --source preannotation.")
+        if source == MaskSource.ANNOTATOR and not annotator:
+            raise CommandError("Name the annotator (--annotator NAME) or use --source preannotation.")
+        choice = ExportOptions(ExportFormat.MASKS, layers, (annotator,) if annotator else (), source)
+        try:
+            export = prepare_export(get_corpus(corpus), choice)
+        except ExportError as error:
+            hint = " (python manage.py preannotate)" if error.field == "source" else ""
+            raise CommandError(error.message + hint) from None
         if output is None:
-            sys.stdout.write(text + "\n")
+            export.write(sys.stdout)
+            sys.stdout.write("\n")
         else:
-            output.write_text(text, encoding="utf-8")
-            self.stderr.write(f"Wrote the masked spans of {len(spans)} documents to {output}.")
+            with output.open("w", encoding="utf-8") as out:
+                export.write(out)
+            self.stderr.write(f"Wrote the masked spans of {corpus} ({source}) to {output}.")
