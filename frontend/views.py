@@ -19,7 +19,7 @@ from annotation.tasks import submit_import_job
 
 from .access import managed_corpus
 from .forms import DocumentSearchForm, ImportUploadForm
-from .workspace.html import render_blocks, render_entity_list
+from .workspace.html import render_blocks, render_entity_list, render_plain_text
 from .workspace.model import LayerView
 
 
@@ -143,7 +143,8 @@ def document_detail(request, pk: int):
             "document": document,
             "layers": layers,
             "layer": selected,
-            "text_html": render_blocks(view) if view else "",
+            # With no layer to show, the text is still worth reading.
+            "text_html": render_blocks(view) if view else render_plain_text(document.text),
             "entity_list_html": render_entity_list(view) if view else "",
             "entity_count": len(view.entities) if view else 0,
             "mention_count": len(view.mentions) if view else 0,

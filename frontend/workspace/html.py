@@ -7,11 +7,16 @@ whole page and the pieces swapped in after each change.
 Every run of text carries ``data-o``, its code-point offset in the document: the
 browser turns a selection into TAB offsets from it, whatever UTF-16 does to emoji.
 Type and decision are given as text (``data-tag``, shown by CSS, never selected) as
-well as by colour."""
+well as by colour.
+
+A mention holding another one (nested spans: "doctor-patient" ⊃ "patient") is a
+``<mark class="… nest">`` around the inner ``<mark>``; its own text sits in plain
+``<span data-o>`` runs inside it. So every element with ``data-o`` holds text only (a
+run), and every mention keeps a ``mark[data-m]`` of its own, with its own tag."""
 
 from django.utils.html import escape
 
-from ..text_segments import segment_text
+from ..text_segments import Piece, Segment, nest_segments, segment_text
 from .model import Block, EntityView, LayerView, MentionView
 
 TYPE_TAGS = {
@@ -34,7 +39,9 @@ def mention_tag(mention: MentionView) -> str:
     return TYPE_TAGS.get(mention.entity_type, mention.entity_type) + (f"·{letter}" if letter else "")
 
 
-def _mark_open(mention: MentionView, start: int, tagged: bool) -> str:
+def _mark_open(mention: MentionView, start: int | None, tagged: bool) -> str:
+    """The opening tag of a mention's mark: a run (``start`` is its offset) or, for
+    ``start`` None, the outer mark of a nested pair (runs and marks inside it)."""
     decision = mention.identifier_type or "UNDECIDED"
     confidential = mention.confidential_status not in (None, "NOT_CONFIDENTIAL")
     classes = f"m t-{mention.entity_type} d-{decision} o-{mention.origin}" + (" conf" if confidential else "")
@@ -43,24 +50,42 @@ def _mark_open(mention: MentionView, start: int, tagged: bool) -> str:
         title += f", confidential: {mention.confidential_status}"
     title += ", pre-annotated" if mention.origin == "preannotation" else ", added by hand"
     tag = f' data-tag="{mention_tag(mention)}"' if tagged else ""
+    if start is None:
+        return f'<mark class="{classes} nest" data-m="{mention.id}" data-e="{mention.entity_id}"{tag} title="{title}">'
     return (
         f'<mark class="{classes}" data-o="{start}" data-m="{mention.id}" data-e="{mention.entity_id}"'
         f'{tag} title="{title}">'
     )
 
 
-def render_block(view: LayerView, block: Block, mentions: list[MentionView], *, oob: bool = False) -> str:
-    runs = []
-    for segment in segment_text(view.text, mentions, block.start, block.end):
-        text = escape(segment.text)
-        mention = segment.mention
-        if mention is None:
-            runs.append(f'<span data-o="{segment.start}">{text}</span>')
-        else:
-            tagged = segment.start + len(segment.text) == mention.end_offset
-            runs.append(f"{_mark_open(mention, segment.start, tagged)}{text}</mark>")
+def _render_nodes(nodes: list[Segment | Piece], out: list[str]) -> None:
+    for node in nodes:
+        if isinstance(node, Segment):
+            out.append(f'<span data-o="{node.start}">{escape(node.text)}</span>')
+            continue
+        leaf = node.leaf
+        if leaf is not None:
+            out.append(f"{_mark_open(node.mention, leaf.start, node.ends_mention)}{escape(leaf.text)}</mark>")
+            continue
+        out.append(_mark_open(node.mention, None, node.ends_mention))
+        _render_nodes(node.children, out)
+        out.append("</mark>")
+
+
+def _block_html(text: str, block: Block, mentions: list[MentionView], *, oob: bool = False) -> str:
+    runs: list[str] = []
+    _render_nodes(nest_segments(segment_text(text, mentions, block.start, block.end)), runs)
     swap = ' hx-swap-oob="true"' if oob else ""
     return f'<p class="blk" id="b{block.index}"{swap}>{"".join(runs)}</p>'
+
+
+def render_block(view: LayerView, block: Block, mentions: list[MentionView], *, oob: bool = False) -> str:
+    return _block_html(view.text, block, mentions, oob=oob)
+
+
+def render_plain_text(text: str) -> str:
+    """A document's text with no layer: the same lines and runs, without marks."""
+    return "".join(_block_html(text, block, []) for block in LayerView.line_blocks(text))
 
 
 def render_blocks(view: LayerView, blocks: list[Block] | None = None, *, oob: bool = False) -> str:

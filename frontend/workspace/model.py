@@ -101,11 +101,11 @@ class LayerView:
         for mention in self.mentions:
             grouped.setdefault(mention.entity_id, EntityView(mention.entity_id)).mentions.append(mention)
         self.entities = list(grouped.values())  # ordered by first mention
-        self.blocks = self._blocks(self.text)
+        self.blocks = self.line_blocks(self.text)
         self._block_starts = [block.start for block in self.blocks]
 
     @staticmethod
-    def _blocks(text: str) -> list[Block]:
+    def line_blocks(text: str) -> list[Block]:
         blocks, start = [], 0
         while True:
             end = text.find("\n", start)

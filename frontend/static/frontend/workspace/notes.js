@@ -16,7 +16,8 @@ export function markNotes() {
   for (const thread of document.querySelectorAll("#review-panel article.thread")) {
     const { noteM, noteE } = thread.dataset;
     const mark =
-      (noteM && text.querySelector(`mark[data-m="${noteM}"]`)) || (noteE && text.querySelector(`mark[data-e="${noteE}"]`));
+      (noteM && text.querySelector(`mark[data-m="${noteM}"]`)) ||
+      (noteE && text.querySelector(`mark[data-e="${noteE}"]`));
     if (!mark) continue; // the mention and its entity are gone: the thread keeps its anchor text
     const open = thread.classList.contains("thread-open");
     const className = `note-pin ${open ? "note-open" : "note-settled"}`;
@@ -30,7 +31,8 @@ export function markNotes() {
     pin.type = "button";
     pin.className = className;
     pin.dataset.thread = thread.id;
-    pin.title = `${open ? "Open note" : "Settled note"} on ${about ? about.textContent : "this mention"}: click to read it`;
+    const what = about ? about.textContent : "this mention";
+    pin.title = `${open ? "Open note" : "Settled note"} on ${what}: click to read it`;
     pin.setAttribute("aria-label", pin.title);
     mark.before(pin);
     kept.add(pin);
