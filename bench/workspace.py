@@ -150,6 +150,9 @@ def main() -> int:
             key=lambda layer: layer.mentions.count(),
         )
         syn_layer = AnnotationLayer.objects.get(document__doc_id="synthetic-10k", document__corpus=corpus)
+        # Imported layers are finished, and a confirmed one is locked: time the decisions
+        # as a review correction, the costliest case (the masked review is rendered again).
+        AnnotationLayer.objects.filter(pk=syn_layer.pk).update(status="under_review")
         entity = Entity.objects.get(layer=syn_layer, tab_entity_id=shared_entity)
         tokens = len(re.findall(r"\w+", synthetic["text"]))
         print(
