@@ -130,8 +130,14 @@ def document_detail(request, pk: int):
     user = request.user
     document = get_object_or_404(policy.visible_documents(user).select_related("corpus"), pk=pk)
     layers = list(
-        policy.visible_layers(user).filter(document=document).select_related("annotator").order_by("position", "id")
+        policy.readable_layers(user).filter(document=document).select_related("annotator").order_by("position", "id")
     )
+    if not layers and not policy.is_manager(user, document.corpus):
+        # A reviewer who has not yet answered the masked reading reads the masked text
+        # first: the plain text would give the person away before they are asked.
+        unread = policy.visible_layers(user).filter(document=document).first()
+        if unread is not None:
+            return redirect("review-start", pk=unread.pk)
     selected = next(
         (layer for layer in layers if str(layer.pk) == request.GET.get("layer")), layers[0] if layers else None
     )

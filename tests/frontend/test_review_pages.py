@@ -60,6 +60,18 @@ def test_only_the_paired_reviewer_reads_the_masked_document_first(confirmed, peo
     assert confirmed.status == LayerStatus.UNDER_REVIEW
 
 
+def test_before_the_masked_reading_the_reviewer_sees_neither_text_nor_annotations(confirmed, people):
+    rita = client_for(people["rita"])
+    for url in (f"/layers/{confirmed.pk}/", f"/documents/{confirmed.document_id}/"):
+        response = rita.get(url)
+        assert response.status_code == 302 and response["Location"] == f"/layers/{confirmed.pk}/review/", url
+    entity = confirmed.entities.first()
+    assert rita.get(f"/layers/{confirmed.pk}/entities/{entity.pk}/").status_code == 404
+    assert rita.post(f"/layers/{confirmed.pk}/review/", {"reidentifiable": "no"}).status_code == 302
+    page = rita.get(f"/documents/{confirmed.document_id}/")
+    assert page.status_code == 200 and "Mr John Smith" in page.content.decode()
+
+
 def test_notes_from_the_panel_and_their_errors(confirmed, people):
     entity = confirmed.entities.get(tab_entity_id__endswith="e1")
     rita = client_for(people["rita"])
