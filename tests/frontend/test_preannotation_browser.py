@@ -49,6 +49,7 @@ def test_manager_runs_the_engine_and_the_annotator_takes_a_suggestion(login, liv
     annotator.screenshot(path=str(ARTIFACTS / "workspace-suggestion.png"))
     annotator.keyboard.press("g")
     annotator.wait_for_selector(f"#ent-{application.entity_id}:not(.undecided)")
+    annotator.wait_for_selector("#workspace[aria-busy='false']")  # shown at the key press; now saved too
     assert set(layer.mentions.filter(entity_id=application.entity_id).values_list("identifier_type", flat=True)) == {
         "DIRECT"
     }

@@ -72,6 +72,7 @@ def test_two_reviewers_correct_discuss_and_sign_off(login, live_server, review_c
     bob.wait_for_function(f"() => document.querySelectorAll('#doc-text mark[data-m]').length > {before}")
     bob.keyboard.press("3")  # NO_MASK: a correction leaves no entity undecided
     bob.wait_for_selector(f"#doc-text mark.d-NO_MASK:text-is('{target}')")
+    bob.wait_for_selector("#workspace[aria-busy='false']")  # shown at the key press; now saved too
     assert alices.mentions.count() == before + 1
     correction = AuditEvent.objects.filter(layer=alices, action="mention.create").latest("at")
     assert correction.actor.username == "bob"

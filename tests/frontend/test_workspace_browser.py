@@ -98,6 +98,7 @@ def test_annotator_works_through_a_real_court_case(login, case):
         "e => [...document.querySelectorAll(`mark[data-e='${e}']`)].every(m => m.classList.contains('d-QUASI'))",
         arg=court,
     )
+    page.wait_for_selector("#workspace[aria-busy='false']")  # shown at the key press; now saved too
     assert page.locator(f"mark[data-e='{court}'].d-QUASI").count() == 4
     assert set(Mention.objects.filter(entity_id=court).values_list("identifier_type", flat=True)) == {"QUASI"}
 
@@ -235,6 +236,7 @@ def test_two_tabs_never_overwrite_each_other_silently(login, case):
     mark(first, "Istanbul Assize Court").click()
     first.keyboard.press("2")
     first.wait_for_selector("#doc-text mark.d-QUASI:text-is('Istanbul Assize Court')")
+    first.wait_for_selector("#workspace[aria-busy='false']")  # shown at the key press; now saved too
     mark(second, "Istanbul Assize Court").click()
     second.keyboard.press("3")  # made on a stale page
     second.wait_for_selector("#flash .flash-error")

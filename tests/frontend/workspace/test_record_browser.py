@@ -123,6 +123,7 @@ def test_a_confirmed_layer_is_read_only_until_its_author_reopens_it(login, live_
     mark(page, "Mr Cengiz Polat").click()
     page.keyboard.press("2")
     page.wait_for_selector("#doc-text mark.d-QUASI:text-is('Mr Cengiz Polat')")
+    page.wait_for_selector("#workspace[aria-busy='false']")  # shown at the key press; now saved too
     assert polat(layer).identifier_type == "QUASI"
 
 
