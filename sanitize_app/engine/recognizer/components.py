@@ -1,8 +1,11 @@
 """The recognizer as spaCy pipeline components (registered factories).
 
 Each component adds its candidates to ``doc.user_data["tab_candidates"]``;
-``tab_resolver`` keeps the longest of overlapping ones (or, configured with
-``first=["person", "ner"]``, those sources' own first) and stores the result in
+``tab_resolver`` is where they all meet: it first applies the rules every span obeys,
+whatever its source (trimmed, never across a paragraph break: ``paragraphs``; legal
+phrases typed as laws or institutions, never as people: ``legal``), then keeps the
+longest of overlapping ones (or, configured with ``first=["person", "ner"]``, those
+sources' own first) and stores the result in
 ``doc.user_data["tab_spans"]`` (character offsets, exact: TAB offsets do not follow
 token boundaries). The person to protect is read from ``doc.user_data["tab_person"]``.
 """
@@ -10,7 +13,9 @@ token boundaries). The person to protect is read from ``doc.user_data["tab_perso
 from spacy.language import Language
 
 from .gazetteers import gazetteer_candidates, load_gazetteers
+from .legal import retype_legal_phrases
 from .names import name_candidates
+from .paragraphs import within_paragraphs
 from .patterns import pattern_candidates
 from .resolve import resolve_overlaps
 from .statistical import ner_candidates
@@ -60,7 +65,10 @@ def make_tab_resolver(nlp, name: str, first: list[str]):
     preferred = tuple(first)
 
     def tab_resolver(doc):
-        doc.user_data[SPANS] = resolve_overlaps(doc.user_data.pop(CANDIDATES, []), preferred)
+        gazetteers = load_gazetteers()
+        candidates = within_paragraphs(doc.text, doc.user_data.pop(CANDIDATES, []), gazetteers.boilerplate)
+        candidates = retype_legal_phrases(doc.text, candidates, gazetteers)
+        doc.user_data[SPANS] = resolve_overlaps(candidates, preferred)
         return doc
 
     return tab_resolver

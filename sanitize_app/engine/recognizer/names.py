@@ -44,6 +44,8 @@ PLACE_PREPOSITIONS = re.compile(
 _TITLE = re.compile(rf"\b{TITLES}\b\.?")
 _WORD = re.compile(r"(?:[^\W\d_]\.[-‐‑]?){1,4}|[^\W\d_][\w'’\-‐‑]*")
 _CAPITALISED_PHRASE = re.compile(r"(?:[^\W\d_][\w'’.-]*|&)(?:\s+(?:[^\W\d_][\w'’.-]*|&))*")
+# Whitespace between the words of one name: at most one line break (two make a paragraph).
+_GAP = r"(?:[^\S\n]+|[^\S\n]*\n[^\S\n]*)"
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,7}(?:[-/][A-Z0-9]{2,8})*\b")
 ROMAN = re.compile(r"^(?=[MDCLXVI])M*(?:C[MD]|D?C{0,3})(?:X[CL]|L?X{0,3})(?:I[XV]|V?I{0,3})$")
 
@@ -118,14 +120,19 @@ def _strip_title(text: str) -> str:
     return re.sub(rf"^{TITLES}\.?\s+", "", text)
 
 
-def _ends_sentence(word: str) -> bool:
-    """``Istanbul.`` ends a sentence; initials (``E.``, ``H.W.``) and titles do not."""
+# Abbreviations whose full stop does not end a sentence.
+ABBREVIATIONS = frozenset(
+    {"Mr", "Mrs", "Ms", "Dr", "St", "No", "Nr", "Ltd", "Co", "Inc", "Corp", "Bros", "Jr", "Sr", "Prof", "Rev"}
+)
+
+
+def ends_sentence(word: str) -> bool:
+    """``Istanbul.``, ``Code.`` and ``AM.`` end a sentence; initials (``E.``, ``H.W.``,
+    ``L.-E.``: every letter followed by its full stop) and abbreviations do not."""
     if not word.endswith((".", "!", "?", ";", ":")):
         return False
     core = word.rstrip(".!?;:")
-    return not (
-        re.fullmatch(r"(?:[^\W\d_]\.?[-‐‑]?){1,4}", core + ".") or core in {"Mr", "Mrs", "Ms", "Dr", "St", "No", "Nr"}
-    )
+    return not (re.fullmatch(r"(?:[^\W\d_]\.[-‐‑]?){1,4}", core + ".") or core in ABBREVIATIONS)
 
 
 def capitalised_phrases(text: str, gazetteers: Gazetteers) -> list[tuple[int, int]]:
@@ -134,8 +141,10 @@ def capitalised_phrases(text: str, gazetteers: Gazetteers) -> list[tuple[int, in
     phrases = []
     # Connectors inside a name: "Court of Cassation", "Foreign and Commonwealth Office",
     # "Ministry for the Environment"; "X and the Y" is two names.
+    # A phrase may wrap onto the next line but never runs into the next paragraph.
     for match in re.finditer(
-        r"[^\W\d_][\w'’.-]*(?:(?:\s+(?:of|for|on)(?:\s+the)?|\s+(?:de|and|&))?\s+[^\W\d_][\w'’.-]*)*", text
+        rf"[^\W\d_][\w'’.-]*(?:(?:{_GAP}(?:of|for|on)(?:{_GAP}the)?|{_GAP}(?:de|and|&))?{_GAP}[^\W\d_][\w'’.-]*)*",
+        text,
     ):
         words = list(re.finditer(r"\S+", match.group(0)))
         # Keep the phrase from its first to its last capitalised word, splitting at
@@ -148,7 +157,7 @@ def capitalised_phrases(text: str, gazetteers: Gazetteers) -> list[tuple[int, in
             if word is not None and (_is_capitalised(token) or connects):
                 run.append(word)
                 # A full stop after a word that is not an initial ends the sentence.
-                if not _ends_sentence(word.group(0)):
+                if not ends_sentence(word.group(0)):
                     continue
             while run and not _is_capitalised(run[-1].group(0)):
                 run.pop()
