@@ -8,23 +8,13 @@ no second job mechanism is needed. Options are checked before the first byte, so
 refusal is the form again with the reason, never a truncated file."""
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.utils.http import content_disposition_header
 
 from annotation import permissions as policy
-from annotation.services.exports import CorpusExport, ExportError, export_summary, prepare_export
+from annotation.api.downloads import download_response
+from annotation.services.exports import ExportError, export_summary, prepare_export
 
 from .export_forms import ExportForm
-
-
-def _download(export: CorpusExport):
-    if export.stream:
-        response = StreamingHttpResponse(export.chunks, content_type=export.content_type)
-    else:
-        response = HttpResponse(export.text(), content_type=export.content_type)
-    response["Content-Disposition"] = content_disposition_header(True, export.filename)
-    return response
 
 
 @login_required
@@ -39,7 +29,7 @@ def corpus_export(request, pk: int):
     )
     if bound and form.is_valid():
         try:
-            return _download(prepare_export(corpus, form.options()))
+            return download_response(prepare_export(corpus, form.options()))
         except ExportError as error:
             form.add_error(None, error.message)
     context = {"corpus": corpus, "form": form, "summary": summary, "in_dialog": bool(request.htmx)}

@@ -1,8 +1,6 @@
 """Corpora, memberships, documents, imports and exports."""
 
-from django.http import HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from django.utils.http import content_disposition_header
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -16,6 +14,7 @@ from ..selectors import with_corpus_counts
 from ..services import corpora as corpus_services
 from ..services.exports import ExportError, ExportFormat, ExportOptions, LayerScope, MaskSource, prepare_export
 from ..tasks import submit_import_job
+from .downloads import download_response
 from .filters import DocumentFilter, MembershipFilter
 from .permissions import IsCorpusManager
 from .serializers import (
@@ -68,12 +67,7 @@ class CorpusViewSet(
             export = prepare_export(corpus, options)
         except ExportError as error:
             raise ValidationError({error.field: error.message}) from None
-        if export.stream:
-            response = StreamingHttpResponse(export.chunks, content_type=export.content_type)
-        else:
-            response = HttpResponse(export.text(), content_type=export.content_type)
-        response["Content-Disposition"] = content_disposition_header(True, export.filename)
-        return response
+        return download_response(export)
 
     def _layer_scope(self) -> str:
         """``layers`` (finished, the default, or all); the older ``finished_only`` flag

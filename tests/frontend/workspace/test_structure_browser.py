@@ -8,37 +8,15 @@ import re
 
 import pytest
 
-from annotation.enums import EditType, LayerStatus, Origin, Role
-from annotation.models import AnnotationLayer, Corpus, CorpusMembership, Document, Entity, Mention
+from annotation.enums import LayerStatus, Role
+from annotation.models import AnnotationLayer, Corpus, CorpusMembership, Document, Mention
 from annotation.services import review as review_service
 from annotation.services.layers import add_reviewer
 from tests.conftest import REPO, make_user
+from tests.frontend.test_workspace_browser import seed_preannotation as copy_as_preannotation
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ARTIFACTS = REPO / "artifacts"
-
-
-def copy_as_preannotation(source: AnnotationLayer, target: AnnotationLayer) -> None:
-    """The spans and coreference of ``source`` in ``target``, as undecided pre-annotations."""
-    entities = {}
-    for mention in source.mentions.select_related("entity").order_by("start_offset", "end_offset", "id"):
-        if mention.entity_id not in entities:
-            entity_id = mention.entity.tab_entity_id
-            entities[mention.entity_id] = Entity.objects.create(layer=target, tab_entity_id=entity_id)
-        Mention.objects.create(
-            layer=target,
-            entity=entities[mention.entity_id],
-            tab_mention_id=mention.tab_mention_id,
-            start_offset=mention.start_offset,
-            end_offset=mention.end_offset,
-            span_text=mention.span_text,
-            entity_type=mention.entity_type,
-            edit_type=EditType.CHECK,
-            origin=Origin.PREANNOTATION,
-            original_start=mention.start_offset,
-            original_end=mention.end_offset,
-            original_entity_type=mention.entity_type,
-        )
 
 
 def corpus_with(pick, import_documents, doc_id: str, **people: str) -> Corpus:
