@@ -204,3 +204,10 @@ def test_a_mention_is_created_with_the_keyboard_alone_through_the_token_cursor(l
     created = Mention.objects.get(layer=case, start_offset__lt=end, end_offset__gt=start)
     assert (created.start_offset, created.end_offset, created.span_text) == (start, end, phrase)
     assert (created.entity_type, created.edit_type, created.origin) == ("ORG", "insert", "manual")
+    # The cursor stays (on "branch"); ↓ takes it to the nearest token of the next line.
+    above = cursor.bounding_box()
+    page.keyboard.press("ArrowDown")
+    below = cursor.bounding_box()
+    assert above["height"] / 2 < below["y"] - above["y"] < 2 * above["height"]
+    assert abs((below["x"] + below["width"] / 2) - (above["x"] + above["width"] / 2)) < 80
+    assert int(cursor.get_attribute("data-start")) > end

@@ -1,7 +1,8 @@
 /* A token cursor: annotating with the keyboard alone, without caret browsing.
  *
- * ← and → move an outline from token to token (a word, or one punctuation mark);
- * Shift+← and Shift+→ extend a selection of whole tokens from where the cursor was;
+ * ← and → move an outline from token to token (a word, or one punctuation mark), ↑ and
+ * ↓ to the nearest token of the line above or below; with Shift they extend a selection
+ * of whole tokens from where the cursor was;
  * the workspace opens its type menu on Enter (main.js). Tokens are read from the text
  * as shown: every text node lies in a run carrying its code-point offset (data-o, see
  * offsets.js), so a token's offsets are TAB offsets. The cursor keeps the offset of its
@@ -84,6 +85,12 @@ export class TokenCursor {
     this.layer = document.createElement("div");
     this.layer.className = "tok-layer";
     this.layer.setAttribute("aria-hidden", "true");
+    // One outline element, moved rather than redrawn: it stays the same node across swaps.
+    this.box = document.createElement("div");
+    this.box.id = "token-cursor";
+    this.box.className = "tok-cur";
+    this.box.hidden = true;
+    this.layer.appendChild(this.box);
     document.body.appendChild(this.layer);
     window.addEventListener("resize", () => this.draw());
   }
@@ -156,6 +163,29 @@ export class TokenCursor {
     return true;
   }
 
+  /** Move to the token of the next (1) or previous (-1) line of text nearest the cursor's
+   * horizontal position; with ``extend`` the selection follows. */
+  moveLine(delta, extend) {
+    if (!this.active) return this.place();
+    const tokens = this.list();
+    const here = this.indexOf(this.at);
+    const from = tokens[here].range().getBoundingClientRect();
+    const x = from.left + from.width / 2;
+    const sameLine = (a, b) => Math.abs(a - b) < from.height / 2;
+    let lineTop = null;
+    let best = null;
+    for (let i = here + delta; i >= 0 && i < tokens.length; i += delta) {
+      const rect = tokens[i].range().getBoundingClientRect();
+      if (sameLine(rect.top, from.top)) continue;
+      if (lineTop === null) lineTop = rect.top;
+      else if (!sameLine(rect.top, lineTop)) break;
+      const distance = Math.abs(rect.left + rect.width / 2 - x);
+      if (!best || distance < best.distance) best = { i, distance };
+    }
+    if (!best) return false;
+    return this.move(best.i - here, extend);
+  }
+
   /** The selected tokens (at least the one under the cursor) as {start, end, rect, text}. */
   span() {
     if (!this.active) return null;
@@ -193,21 +223,32 @@ export class TokenCursor {
     return bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
   }
 
+  /** Where the text stops being visible: the window's bottom, or a narrow screen's drawer. */
+  visibleBottom() {
+    const side = document.getElementById("ws-side");
+    if (side && getComputedStyle(side).position === "fixed") return side.getBoundingClientRect().top;
+    return window.innerHeight;
+  }
+
   /** Draw the selection and the outline; with ``reveal``, scroll the cursor into view. */
   draw(reveal) {
-    this.layer.replaceChildren();
+    this.layer.querySelectorAll(".tok-sel").forEach((element) => element.remove());
+    this.box.hidden = true;
     if (!this.active || !this.root()) return;
     const tokens = this.list();
     if (!tokens.length) return;
     const here = this.indexOf(this.at);
-    const box = (rect, className) => {
-      const element = document.createElement("div");
-      element.className = className;
+    const box = (rect, element) => {
       element.style.left = `${rect.left + window.scrollX}px`;
       element.style.top = `${rect.top + window.scrollY}px`;
       element.style.width = `${rect.width}px`;
       element.style.height = `${rect.height}px`;
-      this.layer.appendChild(element);
+      return element;
+    };
+    const selected = (rect) => {
+      const element = document.createElement("div");
+      element.className = "tok-sel";
+      this.layer.insertBefore(box(rect, element), this.box);
     };
     if (this.selecting) {
       const there = this.indexOf(this.anchor);
@@ -215,16 +256,16 @@ export class TokenCursor {
       const end = tokens[Math.max(here, there)].range();
       range.setEnd(end.endContainer, end.endOffset);
       const rects = Array.from(range.getClientRects()).filter((rect) => rect.width > 0);
-      rects.slice(0, 400).forEach((rect) => box(rect, "tok-sel"));
+      rects.slice(0, 400).forEach(selected);
     }
     const rect = tokens[here].range().getBoundingClientRect();
-    box(rect, "tok-cur");
-    const cursor = this.layer.lastChild;
-    cursor.id = "token-cursor";
-    cursor.dataset.start = String(tokens[here].start);
-    cursor.dataset.end = String(tokens[here].end);
-    if (reveal && (rect.top < this.visibleTop() + 8 || rect.bottom > window.innerHeight - 8)) {
-      window.scrollBy({ top: rect.top - window.innerHeight / 2, behavior: "instant" });
+    box(rect, this.box);
+    this.box.dataset.start = String(tokens[here].start);
+    this.box.dataset.end = String(tokens[here].end);
+    this.box.hidden = false;
+    const [top, bottom] = [this.visibleTop(), this.visibleBottom()];
+    if (reveal && (rect.top < top + 8 || rect.bottom > bottom - 8)) {
+      window.scrollBy({ top: rect.top - (top + bottom) / 2, behavior: "instant" });
       this.draw(false);
     }
   }

@@ -13,7 +13,8 @@ export const CONFIDENTIAL_KEYS = { n: "NOT_CONFIDENTIAL", b: "BELIEF", p: "POLIT
  * @param app the workspace: editable, menu (KeyMenu), reviewing(), dialogOpen(), and
  *   the actions escape, undo, help, toggleReview, step(delta), stepMention(delta),
  *   decide(value), confidential, occurrences, takeSuggestion, retype, split, remove,
- *   startMerge, annotate (Enter: true if it opened the type menu), moveCursor(delta, extend)
+ *   startMerge, annotate (Enter: true if it opened the type menu), cursorActive(),
+ *   moveCursor(delta, extend, byLine)
  */
 export function bindKeys(app) {
   document.addEventListener("keydown", (event) => {
@@ -40,6 +41,10 @@ export function bindKeys(app) {
     if ((key === "ArrowRight" || key === "ArrowLeft") && !app.reviewing()) {
       event.preventDefault();
       return app.moveCursor(key === "ArrowRight" ? 1 : -1, event.shiftKey);
+    }
+    if ((key === "ArrowDown" || key === "ArrowUp") && app.cursorActive()) {
+      event.preventDefault(); // without a cursor the arrows scroll the page
+      return app.moveCursor(key === "ArrowDown" ? 1 : -1, event.shiftKey, true);
     }
     const handler = DECISION_KEYS[key] ? () => app.decide(DECISION_KEYS[key]) : handlers(app)[key];
     if (handler) {

@@ -188,7 +188,7 @@ function start(ws) {
     if (state.review) parts.push("Review mode: 1 2 3 decide, j/k or ←/→ move, Esc leaves");
     if (cursor.active) {
       const what = cursor.selecting ? "Selected" : "Cursor on";
-      parts.push(`${what} “${cursor.describe()}”: Shift+←/→ selects, Enter annotates, Esc clears`);
+      parts.push(`${what} “${cursor.describe()}”: Shift+arrows select, Enter annotates, Esc clears`);
     }
     $("#mode").textContent = parts.join(" · ");
     ws.classList.toggle("reviewing", state.review);
@@ -329,8 +329,9 @@ function start(ws) {
   }
 
   // ---- The token cursor (keyboard selection) ---------------------------------------
-  function moveCursor(delta, extend) {
-    if (cursor.active) cursor.move(delta, extend);
+  function moveCursor(delta, extend, byLine) {
+    if (cursor.active && byLine) cursor.moveLine(delta, extend);
+    else if (cursor.active) cursor.move(delta, extend);
     else {
       // Start at the current mention, else at the first word in view.
       const mark = state.mention && $(`#doc-text mark[data-m="${state.mention}"]`);
@@ -410,6 +411,7 @@ function start(ws) {
     remove: () => mentionAction("delete"),
     startMerge,
     annotate,
+    cursorActive: () => cursor.active,
     moveCursor,
   });
 
