@@ -62,6 +62,7 @@ def test_two_reviewers_correct_discuss_and_sign_off(login, live_server, review_c
     bob.click("text=Continue to the annotations")
     bob.wait_for_selector("#doc-text mark[data-m]")
     bob.wait_for_selector("#review-panel")
+    bob.wait_for_selector("#workspace[aria-busy='false']")  # the page's script is running
 
     # A direct correction: a span alice missed ("Istanbul" is not annotated by her? add a new one).
     before = alices.mentions.count()
@@ -80,6 +81,7 @@ def test_two_reviewers_correct_discuss_and_sign_off(login, live_server, review_c
     # A real disagreement: a note on an entity.
     bob.reload()
     bob.wait_for_selector("#review-panel")
+    bob.wait_for_selector("#workspace[aria-busy='false']")
     bob.locator("#doc-text mark[data-m]", has_text="Mr E. Kanar").first.click()  # the note form follows
     bob.wait_for_function(
         "() => document.getElementById('note-entity').selectedOptions[0].text === 'Mr E. Kanar (PERSON)'"
@@ -95,6 +97,7 @@ def test_two_reviewers_correct_discuss_and_sign_off(login, live_server, review_c
     alice.click("nav >> text=Reviews")
     alice.locator("#my-reviews tr", has_text=DOC).locator("text=Open").click()
     alice.wait_for_selector("#review-panel .thread-open")
+    alice.wait_for_selector("#workspace[aria-busy='false']")
     panel = alice.inner_text("#review-panel")
     assert "The lawyer's name identifies him directly: DIRECT?" in panel and "“Mr E. Kanar”" in panel
     corrections = alice.inner_text("#review-panel .correction >> nth=-1")

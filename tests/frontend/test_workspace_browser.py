@@ -62,6 +62,7 @@ def open_workspace(login, layer):
     page.click("text=My work")
     page.click(f"#my-work >> text={layer.document.doc_id}")
     page.wait_for_selector("#doc-text mark[data-m]")
+    page.wait_for_selector("#workspace[aria-busy='false']")  # the page's script is running (keys, clicks)
     return page
 
 
