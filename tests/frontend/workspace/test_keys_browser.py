@@ -132,6 +132,17 @@ def test_a_decision_shows_before_the_answer_and_is_undone_when_the_server_refuse
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "keys-refused-decision.png"))
 
+    # Reopened, but the network fails: the decision is undone too, and the page says so.
+    type(case).objects.filter(pk=case.pk).update(status=LayerStatus.IN_PROGRESS)
+    page.unroute("**/decision/")
+    page.route("**/decision/", lambda route: route.abort())
+    mark(page, "Istanbul Assize Court").click()
+    page.keyboard.press("3")
+    page.wait_for_selector(READY)
+    assert page.evaluate(ALL_MARKS_SHOW, [court, "UNDECIDED"])
+    assert "The server could not be reached" in page.inner_text("#flash .flash-error")
+    assert set(Mention.objects.filter(layer=case).values_list("identifier_type", flat=True)) == {None}
+
 
 def test_merge_mode_shows_a_banner_and_a_copy_cursor_esc_cancels_it_and_a_click_merges(login, case):  # noqa: F811
     page = open_workspace(login, case)
