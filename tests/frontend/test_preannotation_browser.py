@@ -42,6 +42,7 @@ def test_manager_runs_the_engine_and_the_annotator_takes_a_suggestion(login, liv
 
     annotator = login("ann")
     annotator.goto(f"{live_server.url}/layers/{layer.pk}/")
+    annotator.wait_for_selector("#workspace[aria-busy='false']")  # the page's script is running
     application = layer.mentions.get(span_text="40593/04")
     annotator.click(f'#doc-text [data-m="{application.pk}"]')
     annotator.wait_for_selector("#panel-decision .suggestion")

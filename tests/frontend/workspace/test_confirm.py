@@ -5,7 +5,6 @@ from django.test import Client
 from annotation.enums import LayerStatus
 from annotation.models import AuditEvent, MaskedReview
 from annotation.services.mentions import create_mention
-
 from tests.conftest import version
 
 from .conftest import TEXT, at
@@ -62,7 +61,8 @@ def test_reopening_returns_to_the_workspace(layer, people, client_for, eager_tas
     mask(layer, ann, "Galip Yalman", occurrence=1)
     client = client_for(ann)
     assert client.post(f"/layers/{layer.pk}/confirm/do/", {"accept_warnings": "1"}).status_code == 400
-    confirmed = client.post(f"/layers/{layer.pk}/confirm/do/", {"accept_warnings": "1", "layer_version": version(layer)})
+    seen = {"accept_warnings": "1", "layer_version": version(layer)}
+    confirmed = client.post(f"/layers/{layer.pk}/confirm/do/", seen)
     assert confirmed.status_code == 204
     page = client.get(f"/layers/{layer.pk}/").content.decode()
     assert 'data-editable="0"' in page and 'id="btn-reopen"' in page and "confirmed, so it is read-only" in page

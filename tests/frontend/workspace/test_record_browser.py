@@ -83,6 +83,7 @@ def test_a_confirmed_layer_is_read_only_until_its_author_reopens_it(login, live_
     page = login("ann")
     page.goto(f"{live_server.url}/layers/{layer.pk}/")
     page.wait_for_selector("#doc-text mark[data-m]")
+    page.wait_for_selector("#workspace[aria-busy='false']")  # the page's script is running
     assert page.locator("#workspace").get_attribute("data-editable") == "0"
     assert "confirmed, so it is read-only" in page.inner_text("#lock-banner")
     ARTIFACTS.mkdir(exist_ok=True)
@@ -176,6 +177,7 @@ def test_a_reviewer_reads_the_masked_document_before_the_annotations(login, live
     page.click("#reidentification button[type=submit]")
     page.wait_for_url(f"**/layers/{layer.pk}/")
     page.wait_for_selector("#doc-text mark[data-m]")
+    page.wait_for_selector("#workspace[aria-busy='false']")  # the page's script is running
     layer.refresh_from_db()
     assert layer.status == LayerStatus.UNDER_REVIEW
     shown = page.evaluate(FETCH, ["GET", f"/api/mentions/?layer={layer.pk}&page_size=500", None])

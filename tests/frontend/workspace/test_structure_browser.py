@@ -31,6 +31,7 @@ def open_layer(login, live_server, username: str, layer: AnnotationLayer, viewpo
     page = login(username, viewport=viewport)
     page.goto(f"{live_server.url}/layers/{layer.pk}/")
     page.wait_for_selector("#doc-text mark[data-m]")
+    page.wait_for_selector("#workspace[aria-busy='false']")  # the page's script is running
     return page
 
 
