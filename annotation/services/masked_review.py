@@ -27,7 +27,9 @@ def render_masked_review(layer: AnnotationLayer) -> MaskedReview:
     """Render and store the masked review of ``layer``; a rendering of the same layer
     version and style is reused: running it again on an unchanged layer only reads."""
     layer.refresh_from_db(fields=["version"])
-    existing = MaskedReview.objects.filter(layer=layer).first()
+    # Only what tells whether it is current: decoding the stored text and spans of a
+    # large layer costs more than rendering it again.
+    existing = MaskedReview.objects.filter(layer=layer).only("id", "layer_id", "layer_version", "style").first()
     if is_current(layer, existing):
         return existing
     spans = [
@@ -38,17 +40,19 @@ def render_masked_review(layer: AnnotationLayer) -> MaskedReview:
     ]
     style = _style(layer)
     document = MaskedReviewRenderer(style=style).render(layer.document.text, spans)
-    review, _ = MaskedReview.objects.update_or_create(
-        layer=layer,
-        defaults={
-            "layer_version": layer.version,
-            "style": style,
-            "masked_text": document.text,
-            "masked_spans": [list(span) for span in document.masked],
-            "confidential_spans": [list(span) for span in document.confidential],
-            "masked_mentions": sum(1 for span in spans if span.identifier_type in ("DIRECT", "QUASI")),
-        },
-    )
+    values = {
+        "layer_version": layer.version,
+        "style": style,
+        "masked_text": document.text,
+        "masked_spans": [list(span) for span in document.masked],
+        "confidential_spans": [list(span) for span in document.confidential],
+        "masked_mentions": sum(1 for span in spans if span.identifier_type in ("DIRECT", "QUASI")),
+    }
+    if existing is None:
+        return MaskedReview.objects.create(layer=layer, **values)
+    # Written without reading the old rendering back (update_or_create would decode it).
+    review = MaskedReview(pk=existing.pk, layer=layer, **values)
+    review.save(force_update=True)
     return review
 
 

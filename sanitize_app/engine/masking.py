@@ -60,10 +60,13 @@ class MaskedReviewRenderer:
         masked = merge_intervals((s.start, s.end) for s in to_mask)
         pieces, out_masked, cursor, length = [], [], 0, 0
         shifts: list[tuple[int, int, int]] = []  # (source start, source end, length change) of each mask
+        first = 0  # the first span to mask that starts at or after the current mask (both ascend)
         for start, end in masked:
             pieces.append(text[cursor:start])
             length += start - cursor
-            replacement = self._replacement(text[start:end], self._label(to_mask, start))
+            while to_mask[first].start < start:
+                first += 1
+            replacement = self._replacement(text[start:end], self._label(to_mask[first]))
             shifts.append((start, end, len(replacement) - (end - start)))
             out_masked.append((length, length + len(replacement)))
             pieces.append(replacement)
@@ -83,8 +86,8 @@ class MaskedReviewRenderer:
         return "".join("\n" if char == "\n" else self.mask_char for char in original)
 
     @staticmethod
-    def _label(to_mask: list[MaskSpan], start: int) -> str:
-        first = next(s for s in to_mask if s.start >= start)
+    def _label(first: MaskSpan) -> str:
+        """The label of a merged mask: the type of the span it starts with."""
         return first.entity_type or first.identifier_type or "MASKED"
 
 
