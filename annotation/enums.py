@@ -55,6 +55,9 @@ class LayerStatus(models.TextChoices):
     CONFIRMED = "confirmed", "Confirmed"
     UNDER_REVIEW = "under_review", "Under review"
     REVIEWED = "reviewed", "Reviewed"
+    # Closed by a manager before it was finished (its annotator left, or the document went
+    # to someone else): kept read-only for its history; never counts as finished.
+    WITHDRAWN = "withdrawn", "Withdrawn"
 
 
 # A layer its annotator has handed on: it counts as an annotation of the corpus (export,

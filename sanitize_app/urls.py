@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from .health import healthz
@@ -7,5 +8,12 @@ urlpatterns = [
     path("healthz/", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/", include("annotation.api.urls")),
+    # The one-time link a manager hands to a new or activated account (annotation.services.team).
+    path(
+        "accounts/set-password/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path("accounts/set-password/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("", include("frontend.urls")),
 ]

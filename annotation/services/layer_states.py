@@ -11,6 +11,8 @@
                              │                              ▲          the masked reading)
                              └─────(a manager reopens)──────┘
 
+    assigned, in_progress ──(a manager withdraws it; see ``reassignment``)──▶ withdrawn
+
 - **confirmed** is locked: nobody changes the annotations (author, reviewer, manager or
   a task) until the author presses Reopen, which moves the layer back to in_progress
   (recorded in the audit trail; the masked review becomes stale because the version
@@ -20,6 +22,11 @@
   the masked reading) may change it; every change moves the version on and so withdraws
   earlier sign-offs, and each sign-off runs the confirmation checks again.
 - **reviewed** is final; a manager may reopen the review (back to under_review).
+- **withdrawn**: a manager took an open layer back (its annotator left, or the document
+  went to somebody else). Reached from assigned or in_progress by withdrawal only
+  (``reassignment.withdraw_layer``; an unstarted layer is deleted instead), never by a
+  status change; nothing follows it. It is read-only for everybody, kept with its
+  history, and never counts as finished (export, evaluation, agreement, training).
 
 Every annotation change goes through ``layer_edit``, which calls ``refuse_write`` under
 the layer's row lock: the API, the pages and the tasks obey one rule."""
@@ -37,7 +44,13 @@ ALLOWED_TRANSITIONS = {
     LayerStatus.CONFIRMED: {LayerStatus.IN_PROGRESS, LayerStatus.UNDER_REVIEW},
     LayerStatus.UNDER_REVIEW: {LayerStatus.REVIEWED},
     LayerStatus.REVIEWED: {LayerStatus.UNDER_REVIEW},
+    # Withdrawn is final, and reached only by ``reassignment.withdraw_layer`` (which
+    # deletes an unstarted layer instead): never by a status change.
+    LayerStatus.WITHDRAWN: set(),
 }
+
+# The statuses a manager may withdraw a layer from: work not yet handed on.
+WITHDRAWABLE_STATUSES = (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS)
 
 # Statuses in which a layer's annotations may change at all.
 WRITABLE_STATUSES = (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS, LayerStatus.UNDER_REVIEW)
@@ -47,6 +60,7 @@ CONFIRMED_LOCKED = (
     "(it then stops counting as finished until it is confirmed again)."
 )
 REVIEWED_LOCKED = "This layer is reviewed (quality checked) and final: a manager can reopen the review to change it."
+WITHDRAWN_LOCKED = "This layer was withdrawn by a manager: it is kept read-only with its history."
 READ_MASKED_FIRST = (
     "Read the masked document and answer whether you could re-identify the person first: "
     "the annotations are shown once you have answered."
@@ -73,3 +87,5 @@ def refuse_write(layer: AnnotationLayer, actor: AbstractBaseUser | None) -> None
         raise LayerLocked(CONFIRMED_LOCKED, status=layer.status)
     if layer.status == LayerStatus.REVIEWED:
         raise LayerLocked(REVIEWED_LOCKED, status=layer.status)
+    if layer.status == LayerStatus.WITHDRAWN:
+        raise LayerLocked(WITHDRAWN_LOCKED, status=layer.status)
