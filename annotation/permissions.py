@@ -9,6 +9,12 @@
   annotations only once they have answered the masked reading (the review order).
 - A superuser is a manager of every corpus.
 
+Access rests on membership: one's own layers are visible only while one is an
+**annotator** of their corpus, layers one reviews only while one is a **reviewer** of it;
+an inactive account sees nothing. Removing a member (or deactivating the account) thus
+shuts every page and endpoint of the corpus at once, while the layers stay, attributed to
+their annotator and visible to the managers.
+
 The API, the HTML views and the exporters scope their querysets with these functions;
 an object outside the scope is answered with 404, so its existence is not revealed.
 """
@@ -56,13 +62,23 @@ def _manages_layer(user: User) -> Exists:
     )
 
 
-def _reviews_layer(user: User, *, has_read: bool = False) -> Exists:
+def _member_as(user: User, role: str) -> Exists:
+    """For a layer query: the user holds ``role`` in the layer's corpus."""
+    return Exists(CorpusMembership.objects.filter(corpus_id=OuterRef("document__corpus_id"), user=user, role=role))
+
+
+def _owns_layer(user: User) -> Q:
+    """For a layer query: the user's own layer, while they are an annotator of its corpus."""
+    return Q(annotator=user) & Q(_member_as(user, Role.ANNOTATOR))
+
+
+def _reviews_layer(user: User, *, has_read: bool = False) -> Q:
     """For a layer query: the user is paired on the layer as reviewer (and, with
-    ``has_read``, has answered the masked reading)."""
+    ``has_read``, has answered the masked reading), while a reviewer of its corpus."""
     assignments = ReviewAssignment.objects.filter(layer_id=OuterRef("pk"), reviewer=user)
     if has_read:
         assignments = assignments.filter(masked_read_at__isnull=False)
-    return Exists(assignments)
+    return Q(Exists(assignments)) & Q(_member_as(user, Role.REVIEWER))
 
 
 def visible_layers(user: User) -> QuerySet[AnnotationLayer]:
@@ -70,7 +86,7 @@ def visible_layers(user: User) -> QuerySet[AnnotationLayer]:
         return AnnotationLayer.objects.none()
     if user.is_superuser:
         return AnnotationLayer.objects.all()
-    return AnnotationLayer.objects.filter(Q(annotator=user) | _manages_layer(user) | _reviews_layer(user))
+    return AnnotationLayer.objects.filter(_owns_layer(user) | Q(_manages_layer(user)) | _reviews_layer(user))
 
 
 def readable_layers(user: User) -> QuerySet[AnnotationLayer]:
@@ -81,7 +97,7 @@ def readable_layers(user: User) -> QuerySet[AnnotationLayer]:
         return AnnotationLayer.objects.none()
     if user.is_superuser:
         return AnnotationLayer.objects.all()
-    own_or_managed = Q(annotator=user) | _manages_layer(user)
+    own_or_managed = _owns_layer(user) | Q(_manages_layer(user))
     return AnnotationLayer.objects.filter(own_or_managed | _reviews_layer(user, has_read=True))
 
 
@@ -99,8 +115,8 @@ def editable_layers(user: User) -> QuerySet[AnnotationLayer]:
     if user.is_superuser:
         return writable
     # The author keeps editing under review: settling a note may mean changing the layer.
-    reviewing = Q(_reviews_layer(user, has_read=True), status=LayerStatus.UNDER_REVIEW)
-    return writable.filter(Q(annotator=user) | reviewing | _manages_layer(user))
+    reviewing = _reviews_layer(user, has_read=True) & Q(status=LayerStatus.UNDER_REVIEW)
+    return writable.filter(_owns_layer(user) | reviewing | Q(_manages_layer(user)))
 
 
 def can_edit_layer(user: User, layer: AnnotationLayer) -> bool:
@@ -168,17 +184,34 @@ def can_change_status(user: User, layer: AnnotationLayer, to: str) -> bool:
     if is_manager(user, layer.document.corpus):
         return True
     if (
-        layer.annotator_id == user.pk
-        and to in _ANNOTATOR_TARGETS
+        to in _ANNOTATOR_TARGETS
         and layer.status in (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS, LayerStatus.CONFIRMED)
+        and is_author(user, layer)
     ):
         return True
-    reviewing = ReviewAssignment.objects.filter(layer=layer, reviewer=user).exists()
-    return reviewing and to in _REVIEWER_TARGETS and layer.status in (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW)
+    return (
+        to in _REVIEWER_TARGETS
+        and layer.status in (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW)
+        and is_reviewer(user, layer)
+    )
+
+
+def _holds(user: User, layer: AnnotationLayer, role: str) -> bool:
+    return CorpusMembership.objects.filter(corpus_id=layer.document.corpus_id, user=user, role=role).exists()
+
+
+def is_author(user: User, layer: AnnotationLayer) -> bool:
+    """``user`` wrote ``layer`` and is still an annotator of its corpus."""
+    return not _anonymous(user) and layer.annotator_id == user.pk and _holds(user, layer, Role.ANNOTATOR)
 
 
 def is_reviewer(user: User, layer: AnnotationLayer) -> bool:
-    return not _anonymous(user) and ReviewAssignment.objects.filter(layer=layer, reviewer=user).exists()
+    """``user`` is paired on ``layer`` as reviewer and still a reviewer of its corpus."""
+    return (
+        not _anonymous(user)
+        and ReviewAssignment.objects.filter(layer=layer, reviewer=user).exists()
+        and _holds(user, layer, Role.REVIEWER)
+    )
 
 
 def can_read_annotations(user: User, layer: AnnotationLayer) -> bool:
@@ -194,4 +227,4 @@ def can_discuss(user: User, layer: AnnotationLayer) -> bool:
         return False
     if unread_review(layer, user):
         return False
-    return layer.annotator_id == user.pk or is_reviewer(user, layer) or is_manager(user, layer.document.corpus)
+    return is_author(user, layer) or is_reviewer(user, layer) or is_manager(user, layer.document.corpus)

@@ -50,13 +50,15 @@ def review_queue(request: HttpRequest) -> HttpResponse:
     show_done = request.GET.get("done") == "1"
     statuses = IN_REVIEW if show_done else (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW)
     assignments = {a.layer_id: a for a in ReviewAssignment.objects.filter(reviewer=user, layer__status__in=statuses)}
-    to_review = _with_notes(AnnotationLayer.objects.filter(pk__in=list(assignments))).order_by(
+    to_review = _with_notes(policy.visible_layers(user).filter(pk__in=list(assignments))).order_by(
         "status", "document__position"
     )
     for layer in to_review:
         layer.assignment = assignments[layer.pk]
     mine = _with_notes(
-        AnnotationLayer.objects.filter(annotator=user, status__in=statuses, review_assignments__isnull=False).distinct()
+        policy.visible_layers(user)
+        .filter(annotator=user, status__in=statuses, review_assignments__isnull=False)
+        .distinct()
     ).order_by("status", "document__position")
     return render(
         request,

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 
 from annotation import permissions as policy
 from annotation.enums import FINISHED_LAYER_STATUSES, EntityType, LayerStatus
-from annotation.models import AnnotationLayer, ImportJob
+from annotation.models import ImportJob
 from annotation.selectors import corpora_overview, with_corpus_counts, with_progress
 from annotation.services.active_learning import most_uncertain_first
 from annotation.services.errors import DomainError
@@ -27,7 +27,8 @@ from .workspace.model import LayerView
 def home(request):
     user = request.user
     layers = (
-        AnnotationLayer.objects.filter(annotator=user)
+        policy.visible_layers(user)
+        .filter(annotator=user)
         .exclude(status=LayerStatus.REVIEWED)
         .select_related("document__corpus")
         .annotate(mention_count=Count("mentions"))
@@ -55,7 +56,7 @@ def my_work(request):
     """The annotator's queue: assigned layers with status, progress and the person to
     protect; filters by status and corpus."""
     layers = with_progress(
-        AnnotationLayer.objects.filter(annotator=request.user).select_related("document__corpus")
+        policy.visible_layers(request.user).filter(annotator=request.user).select_related("document__corpus")
     ).order_by("document__corpus__name", "document__position")
     status = request.GET.get("status", "open")
     if status == "open":

@@ -174,6 +174,7 @@ def test_layer_statuses_per_annotator_and_in_total(report):
         "confirmed": 1,
         "under_review": 0,
         "reviewed": 0,
+        "withdrawn": 0,
     }
     assert rows["bob_annotator"].statuses == {
         "assigned": 1,
@@ -181,6 +182,7 @@ def test_layer_statuses_per_annotator_and_in_total(report):
         "confirmed": 0,
         "under_review": 1,
         "reviewed": 1,
+        "withdrawn": 0,
     }
     # Cleo is on the team with nothing assigned: a row of zeros, not a missing row.
     assert rows["cleo_annotator"].documents == 0
@@ -190,6 +192,7 @@ def test_layer_statuses_per_annotator_and_in_total(report):
         "confirmed": 1,
         "under_review": 1,
         "reviewed": 1,
+        "withdrawn": 0,
     }
     assert (report.total.documents, report.total.finished) == (5, 3)
 
@@ -282,6 +285,7 @@ def test_csv_tables(report):
         "confirmed": "0",
         "under_review": "1",
         "reviewed": "1",
+        "withdrawn": "0",
     }
     assert status["All annotators"]["documents"] == "5"
     edits = table("edits")["ann_annotator"]
