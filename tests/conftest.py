@@ -158,7 +158,11 @@ def scenario(corpus, people, pick, import_documents):
     have a layer with one mention; rita reviews ann's layer. The outsider manages a
     second corpus with its own document."""
     import_documents(corpus, pick("001-79436"))
-    import_documents(people["other_corpus"], pick("001-83927"))
+    # The other corpus has its own annotators: an import enrols no other corpus's account.
+    other = pick("001-83927")[0]
+    other["annotations"] = {f"other_{name}": layer for name, layer in other["annotations"].items()}
+    other["quality_checked"] = [f"other_{name}" for name in other.get("quality_checked", [])]
+    import_documents(people["other_corpus"], [other])
     document = corpus.documents.get()
     ann_layer = assign_layer(document, people["ann"], actor=people["manager"])
     bob_layer = assign_layer(document, people["bob"], actor=people["manager"])

@@ -1,8 +1,13 @@
 """Storing validated documents with a handful of bulk INSERTs per batch.
 
-Annotator names become user accounts: an existing account of that name is reused,
-a missing one is created inactive (it cannot log in until a manager activates it) and
-joins the corpus as an annotator.
+Annotator names become user accounts. A name that is not an account yet becomes a new
+inactive account (it cannot log in until a manager activates it) and joins the corpus as
+an annotator. A name that is an account already is accepted only when that account is a
+member of this corpus (in any role; it gains the annotator role): an import never enrols
+an existing account of another corpus, since that would give an outsider access to this
+corpus. Such a name is refused naming the annotator and the document; the manager adds
+the account on the corpus's Team page first if it is the same person, or renames the
+annotator in the file.
 """
 
 from dataclasses import dataclass, field
@@ -12,6 +17,7 @@ from django.utils import timezone
 
 from ..enums import EditType, LayerStatus, Origin, Role
 from ..models import AnnotationLayer, Corpus, CorpusMembership, Document, Entity, Mention, MentionLink
+from .errors import Problem, TabImportError
 from .fast_insert import db_value, insert_rows
 from .records import DocumentRecord, MentionRecord
 
@@ -114,7 +120,7 @@ class CorpusBuilder:
         if not self._pending:
             return
         batch, self._pending, self._pending_mentions = self._pending, [], 0
-        self._ensure_annotators({layer.annotator for record in batch for layer in record.layers})
+        self._ensure_annotators(batch)
         documents = Document.objects.bulk_create([self._document(record) for record in batch], batch_size=BATCH_SIZE)
         layer_pairs = [
             (
@@ -200,12 +206,14 @@ class CorpusBuilder:
             tab_extra=record.extra,
         )
 
-    def _ensure_annotators(self, names: set[str]) -> None:
+    def _ensure_annotators(self, batch: list[DocumentRecord]) -> None:
+        names = {layer.annotator for record in batch for layer in record.layers}
         missing = names - self._users.keys()
         if not missing:
             return
         User = get_user_model()
         existing = {user.username: user for user in User.objects.filter(username__in=missing)}
+        self._refuse_outsiders(batch, existing)
         new_names = sorted(missing - existing.keys())
         for name in new_names:
             user = User(username=name, is_active=False)
@@ -221,3 +229,32 @@ class CorpusBuilder:
             ignore_conflicts=True,
         )
         self._users.update(existing)
+
+    def _refuse_outsiders(self, batch: list[DocumentRecord], existing: dict[str, object]) -> None:
+        """Refuse existing accounts that are not members of this corpus, each named with
+        the first document of the batch where it annotates."""
+        members = set(
+            CorpusMembership.objects.filter(corpus=self.corpus, user__in=list(existing.values())).values_list(
+                "user__username", flat=True
+            )
+        )
+        outsiders = set(existing) - members
+        if not outsiders:
+            return
+        first_document: dict[str, str] = {}
+        for record in batch:
+            for layer in record.layers:
+                if layer.annotator in outsiders:
+                    first_document.setdefault(layer.annotator, record.doc_id)
+        raise TabImportError(
+            [
+                Problem(
+                    f"{name} is an existing account that is not a member of corpus {self.corpus.name}; an import "
+                    "never enrols another corpus's account. If it is the same person, add them to this corpus "
+                    "(Team page) and import again; otherwise rename the annotator in the file.",
+                    document=first_document[name],
+                    annotator=name,
+                )
+                for name in sorted(outsiders, key=lambda name: (first_document[name], name))
+            ]
+        )
