@@ -11,9 +11,13 @@ urlpatterns = [
     # The one-time link a manager hands to a new or activated account (annotation.services.team).
     path(
         "accounts/set-password/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(),
+        auth_views.PasswordResetConfirmView.as_view(template_name="registration/set_password.html"),
         name="password_reset_confirm",
     ),
-    path("accounts/set-password/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
+    path(
+        "accounts/set-password/done/",
+        auth_views.PasswordResetCompleteView.as_view(template_name="registration/set_password_done.html"),
+        name="password_reset_complete",
+    ),
     path("", include("frontend.urls")),
 ]
