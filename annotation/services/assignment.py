@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from ..enums import FINISHED_LAYER_STATUSES, DatasetType, LayerStatus, Role
-from ..models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, Prediction
+from ..models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, RunDocument
 from ..selectors import natural_key
 from .audit import record_event
 from .errors import DomainError
@@ -326,7 +326,8 @@ def document_filter(
     assigned, withdrawn ones aside; layers imported from a file are the file's
     annotations, not work given out, so they do not count), "open" (some layer is
     assigned or in progress), "finished" (some layer is finished and none is open).
-    ``has_preannotation``: the engine proposed spans for it. ``query``: part of the
+    ``has_preannotation``: a pre-annotation run has finished it (an assigned layer starts
+    from that run's proposals). ``query``: part of the
     document id or of the person to protect."""
     documents = Document.objects.filter(corpus=corpus)
     if dataset_type:
@@ -338,7 +339,7 @@ def document_filter(
     if status:
         documents = documents.filter(_status_condition(status))
     if has_preannotation is not None:
-        predicted = Exists(Prediction.objects.filter(document=OuterRef("pk")))
+        predicted = Exists(RunDocument.objects.filter(document=OuterRef("pk"), status=RunDocument.Status.DONE))
         documents = documents.filter(predicted if has_preannotation else ~predicted)
     query = (query or "").strip()
     if query:
