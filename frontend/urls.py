@@ -2,12 +2,15 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from . import (
+    assign_views,
     dashboard_views,
     evaluation_views,
     export_views,
     preannotation_views,
     progress_views,
+    reassign_views,
     review_views,
+    team_views,
     training_views,
     views,
 )
@@ -42,4 +45,20 @@ urlpatterns = [
     path("corpora/<int:pk>/models/rollback/", training_views.roll_back, name="corpus-models-rollback"),
     path("corpora/<int:pk>/models/<int:model_id>/promote/", training_views.promote, name="corpus-models-promote"),
     path("layers/<int:pk>/", include("frontend.workspace.urls")),
+    # Managers: the team, and assigning work.
+    path("corpora/<int:pk>/team/", team_views.team_page, name="corpus-team"),
+    path("corpora/<int:pk>/team/add/", team_views.add_member, name="corpus-team-add"),
+    path("corpora/<int:pk>/team/create/", team_views.create_account, name="corpus-team-create"),
+    path("corpora/<int:pk>/team/activate/", team_views.activate_all, name="corpus-team-activate-all"),
+    path("corpora/<int:pk>/team/<int:user_id>/activate/", team_views.activate, name="corpus-team-activate"),
+    path("corpora/<int:pk>/team/<int:user_id>/roles/", team_views.set_roles, name="corpus-team-roles"),
+    path("corpora/<int:pk>/team/<int:user_id>/deactivate/", team_views.deactivate, name="corpus-team-deactivate"),
+    path("corpora/<int:pk>/team/<int:user_id>/remove/", team_views.remove, name="corpus-team-remove"),
+    path("corpora/<int:pk>/team/pairs/", team_views.pair, name="corpus-team-pair"),
+    path("corpora/<int:pk>/team/pairs/<int:pair_id>/unpair/", team_views.unpair, name="corpus-team-unpair"),
+    path("corpora/<int:pk>/assign/", assign_views.assign_page, name="corpus-assign"),
+    path("corpora/<int:pk>/assign/preview/", assign_views.assign_preview, name="corpus-assign-preview"),
+    path("corpora/<int:pk>/assign/apply/", assign_views.assign_apply, name="corpus-assign-apply"),
+    path("corpora/<int:pk>/layers/<int:layer_id>/withdraw/", reassign_views.withdraw, name="corpus-layer-withdraw"),
+    path("corpora/<int:pk>/layers/<int:layer_id>/hand-over/", reassign_views.hand_over, name="corpus-layer-hand-over"),
 ]
