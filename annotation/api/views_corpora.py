@@ -12,6 +12,7 @@ from .. import permissions as policy
 from ..models import Corpus, CorpusMembership, ImportJob
 from ..selectors import with_corpus_counts
 from ..services import corpora as corpus_services
+from ..services import team
 from ..services.exports import ExportError, ExportFormat, ExportOptions, LayerScope, MaskSource, prepare_export
 from ..tasks import submit_import_job
 from .downloads import download_response
@@ -25,9 +26,11 @@ from .serializers import (
     ImportUploadSerializer,
     MembershipSerializer,
 )
+from .views_team import TeamActionsMixin
 
 
 class CorpusViewSet(
+    TeamActionsMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.CreateModelMixin,
@@ -39,7 +42,7 @@ class CorpusViewSet(
 
     serializer_class = CorpusSerializer
     permission_classes = [IsCorpusManager]
-    http_method_names = ["get", "post", "patch", "head", "options"]
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_queryset(self):
         return with_corpus_counts(policy.visible_corpora(self.request.user)).order_by("name")
@@ -162,7 +165,15 @@ class MembershipViewSet(
         serializer.instance = corpus_services.add_member(corpus, data["user"], data["role"], actor=self.request.user)
 
     def perform_destroy(self, instance):
-        corpus_services.remove_member(instance, actor=self.request.user)
+        """Taking one role away follows the team rules: the last manager keeps theirs, and
+        losing the last role removes the member (their open reviews and pairs end)."""
+        remaining = set(
+            CorpusMembership.objects.filter(corpus=instance.corpus, user=instance.user).values_list("role", flat=True)
+        ) - {instance.role}
+        if remaining:
+            team.set_roles(instance.corpus, instance.user, sorted(remaining), actor=self.request.user)
+        else:
+            team.remove_member(instance.corpus, instance.user, actor=self.request.user)
 
 
 class DocumentViewSet(viewsets.ReadOnlyModelViewSet):

@@ -10,8 +10,10 @@ from rest_framework.response import Response
 from .. import permissions as policy
 from ..selectors import with_layer_counts
 from ..services import layers as layer_services
+from ..services import reassignment
 from .filters import LayerFilter
 from .serializers import LayerAssignSerializer, LayerSerializer, LayerStatusSerializer, ReviewerSerializer
+from .team_serializers import HandOverSerializer, WithdrawResultSerializer
 
 
 class LayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
@@ -64,3 +66,28 @@ class LayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
         command.is_valid(raise_exception=True)
         layer_services.add_reviewer(layer, command.validated_data["reviewer"], actor=request.user)
         return Response(self.get_serializer(self.get_queryset().get(pk=layer.pk)).data, status=status.HTTP_201_CREATED)
+
+    def _managed_layer(self, doing: str):
+        layer = self.get_object()
+        if not policy.is_manager(self.request.user, layer.document.corpus):
+            raise PermissionDenied(f"Only a manager of this corpus may {doing} layers.")
+        return layer
+
+    @extend_schema(request=None, responses={200: WithdrawResultSerializer})
+    @action(detail=True, methods=["post"])
+    def withdraw(self, request, pk=None):
+        """Take an open layer back (managers only): an unstarted one is deleted
+        ("deleted"), a started one closed read-only ("withdrawn")."""
+        layer = self._managed_layer("withdraw")
+        result = reassignment.withdraw_layer(layer, actor=request.user)
+        return Response(WithdrawResultSerializer({"result": result, "layer": layer.pk}).data)
+
+    @extend_schema(request=HandOverSerializer, responses={200: LayerSerializer})
+    @action(detail=True, methods=["post"], url_path="hand-over")
+    def hand_over(self, request, pk=None):
+        """Give an open layer, with its work and history, to another annotator (managers only)."""
+        layer = self._managed_layer("hand over")
+        command = HandOverSerializer(data=request.data)
+        command.is_valid(raise_exception=True)
+        reassignment.hand_over_layer(layer, command.validated_data["annotator"], actor=request.user)
+        return Response(self.get_serializer(self.get_queryset().get(pk=layer.pk)).data)

@@ -136,6 +136,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "LayerStatusEnum": "annotation.enums.LayerStatus",
+        "RoleEnum": "annotation.enums.Role",
         "ImportJobStatusEnum": "annotation.models.imports.ImportJob.Status",
         "ReviewNoteStatusEnum": "annotation.models.review_notes.ReviewThread.Status",
     },
