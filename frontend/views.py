@@ -17,6 +17,7 @@ from annotation.services.errors import DomainError
 from annotation.services.import_jobs import documents_done
 from annotation.tasks import submit_import_job
 
+from . import notifications
 from .access import managed_corpus
 from .forms import DocumentSearchForm, ImportUploadForm
 from .workspace.html import render_blocks, render_entity_list, render_plain_text
@@ -54,7 +55,7 @@ def home(request):
 @login_required
 def my_work(request):
     """The annotator's queue: assigned layers with status, progress and the person to
-    protect; filters by status and corpus."""
+    protect; filters by status and corpus. Above it, what is new (``notifications``)."""
     layers = with_progress(
         policy.visible_layers(request.user).filter(annotator=request.user).select_related("document__corpus")
     ).order_by("document__corpus__name", "document__position")
@@ -86,6 +87,10 @@ def my_work(request):
             "corpus": corpus,
             "order": order,
             "order_note": order_note,
+            "recent_days": notifications.RECENT.days,
+            "newly_assigned": notifications.newly_assigned(request.user),
+            "back_from_review": notifications.back_from_review(request.user),
+            "engine_refreshes": notifications.engine_refreshes(request.user),
         },
     )
 

@@ -21,6 +21,7 @@ from .html import render_blocks, render_entity_list, render_progress, render_sta
 from .model import LayerView
 from .panel import entity_panel_context
 from .review_panel import review_panel_context
+from .stale import only_engine_changed
 from .updates import full_refresh, message_only, workspace_update
 
 MISSING_VERSION = (
@@ -30,6 +31,9 @@ MISSING_VERSION = (
 STALE_MESSAGE = (
     "This layer was changed in another tab or by someone else, so your last change was not saved. "
     "You now see the current annotations."
+)
+ENGINE_REFRESHED = (
+    "The pre-annotation was refreshed; nothing you changed was touched. Your last change was not saved: do it again."
 )
 
 
@@ -60,8 +64,10 @@ def workspace_action(handler: Callable) -> Callable:
             return message_only(layer, MISSING_VERSION, status=400)
         try:
             return handler(request, layer, version=version, **kwargs)
-        except StaleLayerVersion:
-            return full_refresh(request, layer, editable=True, message=STALE_MESSAGE, status=409)
+        except StaleLayerVersion as stale:
+            engine = only_engine_changed(layer.pk, stale.expected, stale.current)
+            message = ENGINE_REFRESHED if engine else STALE_MESSAGE
+            return full_refresh(request, layer, editable=True, message=message, status=409)
         except DomainError as exc:
             return message_only(layer, exc.message)
 
