@@ -1,11 +1,15 @@
 """Read-side queries shared by the API and the HTML views (no state changes here)."""
 
 import re
+from dataclasses import dataclass
+from datetime import datetime
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
 
 from . import permissions as policy
-from .models import AnnotationLayer, Corpus, Entity, Mention
+from .enums import FINISHED_LAYER_STATUSES, LayerStatus, Role
+from .models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Entity, Mention, ReviewAssignment
 
 
 def natural_key(name: str) -> list:
@@ -88,3 +92,78 @@ def corpora_overview(user) -> list[Corpus]:
         corpus.is_managed = corpus.pk in managed
         corpus.visible_count = corpus.document_count if corpus.is_managed else mine.get(corpus.pk, 0)
     return corpora
+
+
+# A review still to do: the layer is confirmed (waiting for the masked reading) or under review.
+OPEN_REVIEW_STATUSES = (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW)
+
+
+@dataclass
+class MemberRow:
+    """One member of a corpus and their workload in it.
+
+    ``assigned``, ``in_progress`` and ``finished`` count the member's own layers in the
+    corpus (finished: confirmed, under review or reviewed, as exports count them);
+    ``in_review`` counts the layers **they review** that are not reviewed yet (confirmed
+    or under review): their pending review work. ``withdrawn`` counts their layers closed
+    as withdrawn."""
+
+    user: AbstractBaseUser
+    roles: list[str]
+    is_active: bool
+    last_activity: datetime | None
+    assigned: int
+    in_progress: int
+    finished: int
+    in_review: int
+    withdrawn: int = 0
+
+
+def members_overview(corpus: Corpus) -> list[MemberRow]:
+    """Every user with a role in ``corpus``, by name, with their workload (four queries
+    whatever the team's size)."""
+    memberships = CorpusMembership.objects.filter(corpus=corpus).select_related("user")
+    roles: dict[int, list[str]] = {}
+    users = {}
+    role_order = {role: index for index, role in enumerate(Role.values)}
+    for membership in memberships:
+        users[membership.user_id] = membership.user
+        roles.setdefault(membership.user_id, []).append(membership.role)
+    layer_counts = (
+        AnnotationLayer.objects.filter(document__corpus=corpus, annotator_id__in=list(users))
+        .values("annotator_id")
+        .annotate(
+            assigned=Count("id", filter=Q(status=LayerStatus.ASSIGNED)),
+            in_progress=Count("id", filter=Q(status=LayerStatus.IN_PROGRESS)),
+            finished=Count("id", filter=Q(status__in=FINISHED_LAYER_STATUSES)),
+            withdrawn=Count("id", filter=Q(status=LayerStatus.WITHDRAWN)),
+        )
+    )
+    counts = {row.pop("annotator_id"): row for row in layer_counts}
+    reviewing = dict(
+        ReviewAssignment.objects.filter(
+            layer__document__corpus=corpus, reviewer_id__in=list(users), layer__status__in=OPEN_REVIEW_STATUSES
+        )
+        .values("reviewer_id")
+        .annotate(n=Count("layer_id", distinct=True))
+        .values_list("reviewer_id", "n")
+    )
+    last_seen = dict(
+        AuditEvent.objects.filter(corpus=corpus, actor_id__in=list(users))
+        .values("actor_id")
+        .annotate(at=Max("at"))
+        .values_list("actor_id", "at")
+    )
+    empty = {"assigned": 0, "in_progress": 0, "finished": 0, "withdrawn": 0}
+    rows = [
+        MemberRow(
+            user=user,
+            roles=sorted(roles[pk], key=role_order.__getitem__),
+            is_active=user.is_active,
+            last_activity=last_seen.get(pk),
+            in_review=reviewing.get(pk, 0),
+            **counts.get(pk, empty),
+        )
+        for pk, user in users.items()
+    ]
+    return sorted(rows, key=lambda row: natural_key(row.user.username))

@@ -17,8 +17,6 @@ of the corpus and an active account.
 """
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
@@ -27,96 +25,34 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from ..enums import FINISHED_LAYER_STATUSES, LayerStatus, Role
-from ..models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, ReviewAssignment, ReviewPair
-from ..selectors import natural_key
+from ..enums import LayerStatus, Role
+from ..models import Corpus, CorpusMembership, ReviewAssignment, ReviewPair
+from ..selectors import MemberRow, members_overview, natural_key
 from .audit import record_event
 from .errors import DomainError
+
+# The team's overview is a read-side query (``selectors``), offered here with the changes.
+__all__ = [
+    "MemberRow",
+    "activate_accounts",
+    "add_member",
+    "create_account",
+    "deactivate_account",
+    "members_overview",
+    "remove_member",
+    "set_password_path",
+    "set_roles",
+]
 
 LAST_MANAGER = (
     "{name} is the last active manager of corpus {corpus}: a corpus keeps at least one manager. "
     "Make another member manager first."
 )
-# A review still to do: the layer is confirmed (waiting for the masked reading) or under review.
-OPEN_REVIEW_STATUSES = (LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW)
-
-
-@dataclass
-class MemberRow:
-    """One member of a corpus and their workload in it.
-
-    ``assigned``, ``in_progress`` and ``finished`` count the member's own layers in the
-    corpus (finished: confirmed, under review or reviewed, as exports count them);
-    ``in_review`` counts the layers **they review** that are not reviewed yet (confirmed
-    or under review): their pending review work. ``withdrawn`` counts their layers closed
-    as withdrawn."""
-
-    user: AbstractBaseUser
-    roles: list[str]
-    is_active: bool
-    last_activity: datetime | None
-    assigned: int
-    in_progress: int
-    finished: int
-    in_review: int
-    withdrawn: int = 0
-
-
-def members_overview(corpus: Corpus) -> list[MemberRow]:
-    """Every user with a role in ``corpus``, by name, with their workload (four queries
-    whatever the team's size)."""
-    memberships = CorpusMembership.objects.filter(corpus=corpus).select_related("user")
-    roles: dict[int, list[str]] = {}
-    users = {}
-    role_order = {role: index for index, role in enumerate(Role.values)}
-    for membership in memberships:
-        users[membership.user_id] = membership.user
-        roles.setdefault(membership.user_id, []).append(membership.role)
-    layer_counts = (
-        AnnotationLayer.objects.filter(document__corpus=corpus, annotator_id__in=list(users))
-        .values("annotator_id")
-        .annotate(
-            assigned=Count("id", filter=Q(status=LayerStatus.ASSIGNED)),
-            in_progress=Count("id", filter=Q(status=LayerStatus.IN_PROGRESS)),
-            finished=Count("id", filter=Q(status__in=FINISHED_LAYER_STATUSES)),
-            withdrawn=Count("id", filter=Q(status=LayerStatus.WITHDRAWN)),
-        )
-    )
-    counts = {row.pop("annotator_id"): row for row in layer_counts}
-    reviewing = dict(
-        ReviewAssignment.objects.filter(
-            layer__document__corpus=corpus, reviewer_id__in=list(users), layer__status__in=OPEN_REVIEW_STATUSES
-        )
-        .values("reviewer_id")
-        .annotate(n=Count("layer_id", distinct=True))
-        .values_list("reviewer_id", "n")
-    )
-    last_seen = dict(
-        AuditEvent.objects.filter(corpus=corpus, actor_id__in=list(users))
-        .values("actor_id")
-        .annotate(at=Max("at"))
-        .values_list("actor_id", "at")
-    )
-    empty = {"assigned": 0, "in_progress": 0, "finished": 0, "withdrawn": 0}
-    rows = [
-        MemberRow(
-            user=user,
-            roles=sorted(roles[pk], key=role_order.__getitem__),
-            is_active=user.is_active,
-            last_activity=last_seen.get(pk),
-            in_review=reviewing.get(pk, 0),
-            **counts.get(pk, empty),
-        )
-        for pk, user in users.items()
-    ]
-    return sorted(rows, key=lambda row: natural_key(row.user.username))
-
-
 # --- Checks ------------------------------------------------------------------------
 
 
@@ -290,13 +226,37 @@ def set_roles(corpus: Corpus, user: AbstractBaseUser, roles: Iterable[str], *, a
         CorpusMembership.objects.get_or_create(corpus=corpus, user=user, role=role)
     after = sorted(chosen)
     if after != before:
+        # Pairs are of annotators who review: they end when either role goes, and the
+        # open reviews with the reviewer role (pairing would otherwise re-assign them).
+        ended = _end_reviews(
+            corpus, user, reviews=Role.REVIEWER not in chosen, pairs=not {Role.ANNOTATOR, Role.REVIEWER} <= set(chosen)
+        )
         record_event(
             "membership.roles",
             actor=actor,
             corpus=corpus,
             target=user.username,
-            changes={"before": before, "after": after},
+            changes={"before": before, "after": after, **ended},
         )
+
+
+def _end_reviews(corpus: Corpus, user: AbstractBaseUser, *, reviews: bool, pairs: bool) -> dict:
+    """End ``user``'s open review assignments (on layers not yet reviewed: a finished
+    review stays as the record behind ``quality_checked``) and review pairs in ``corpus``;
+    returns what ended, for the audit trail."""
+    ended: dict[str, list] = {}
+    if reviews:
+        open_reviews = ReviewAssignment.objects.filter(layer__document__corpus=corpus, reviewer=user).exclude(
+            layer__status=LayerStatus.REVIEWED
+        )
+        ended["review_layers_ended"] = sorted(open_reviews.values_list("layer_id", flat=True))
+        open_reviews.delete()
+    if pairs:
+        held = ReviewPair.objects.filter(Q(first=user) | Q(second=user), corpus=corpus)
+        held = held.select_related("first", "second")
+        ended["pairs_ended"] = [f"{pair.first.username} ⇄ {pair.second.username}" for pair in held]
+        held.delete()
+    return {key: value for key, value in ended.items() if value}
 
 
 @transaction.atomic
@@ -310,21 +270,9 @@ def remove_member(corpus: Corpus, user: AbstractBaseUser, *, actor: AbstractBase
     if Role.MANAGER in roles:
         _refuse_last_manager(corpus, user)
     CorpusMembership.objects.filter(corpus=corpus, user=user).delete()
-    open_reviews = ReviewAssignment.objects.filter(layer__document__corpus=corpus, reviewer=user).exclude(
-        layer__status=LayerStatus.REVIEWED
-    )
-    ended_reviews = sorted(open_reviews.values_list("layer_id", flat=True))
-    open_reviews.delete()
-    pairs = ReviewPair.objects.filter(Q(first=user) | Q(second=user), corpus=corpus).select_related("first", "second")
-    ended_pairs = [f"{pair.first.username} ⇄ {pair.second.username}" for pair in pairs]
-    pairs.delete()
-    record_event(
-        "membership.remove",
-        actor=actor,
-        corpus=corpus,
-        target=user.username,
-        changes={"roles": roles, "review_layers_ended": ended_reviews, "pairs_ended": ended_pairs},
-    )
+    ended = _end_reviews(corpus, user, reviews=True, pairs=True)
+    changes = {"roles": roles, **ended}
+    record_event("membership.remove", actor=actor, corpus=corpus, target=user.username, changes=changes)
 
 
 @transaction.atomic

@@ -11,6 +11,7 @@ from annotation.models import AnnotationLayer, AuditEvent, CorpusMembership, Doc
 from annotation.services import team
 from annotation.services.errors import DomainError
 from annotation.services.layers import add_reviewer, assign_layer
+from annotation.services.review import assign_due_reviews, pair_annotators
 from tests.conftest import make_user
 
 
@@ -163,6 +164,25 @@ def test_set_roles_replaces_the_roles_and_records_before_and_after(corpus, peopl
     assert roles_of(corpus, people["ann"]) == {Role.REVIEWER}
     event = AuditEvent.objects.get(action="membership.roles")
     assert event.changes == {"before": ["annotator"], "after": ["reviewer"]}
+
+
+def test_taking_the_reviewer_role_ends_the_pair_and_the_open_reviews(corpus, people):
+    ann, bob = people["ann"], people["bob"]
+    pair_annotators(corpus, ann, bob, actor=people["manager"])  # both become reviewers too
+    layer = assign_layer(documents(corpus, 1)[0], ann, actor=people["manager"])
+    AnnotationLayer.objects.filter(pk=layer.pk).update(status=LayerStatus.CONFIRMED)
+    assign_due_reviews(corpus)
+    assert ReviewAssignment.objects.filter(layer=layer, reviewer=bob).exists()
+    team.set_roles(corpus, bob, [Role.ANNOTATOR], actor=people["manager"])
+    assert not ReviewPair.objects.exists() and not ReviewAssignment.objects.exists()
+    event = AuditEvent.objects.get(action="membership.roles")
+    assert event.changes == {
+        "before": ["annotator", "reviewer"],
+        "after": ["annotator"],
+        "review_layers_ended": [layer.pk],
+        "pairs_ended": ["ann_annotator ⇄ bob_annotator"],
+    }
+    assert assign_due_reviews(corpus) == 0  # no pair left to re-assign bob
 
 
 def test_the_last_manager_cannot_demote_themselves(corpus, people):
