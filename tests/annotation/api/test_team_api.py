@@ -1,6 +1,8 @@
 """The team and assignment endpoints: managers of the corpus only (404 for non-members,
 403 for other members), each operation through the services."""
 
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
@@ -259,3 +261,15 @@ def test_only_managers_withdraw_or_hand_over(desk, api):
     assert api(desk["bob"]).post(f"/api/layers/{layer.pk}/hand-over/", handing, format="json").status_code == 404
     layer.refresh_from_db()
     assert (layer.annotator, layer.status) == (desk["ann"], LayerStatus.ASSIGNED)
+
+
+def test_a_withdrawn_layer_never_counts_as_finished(desk, api):
+    # A withdrawn layer of cleo next to a confirmed one of bob on the same document: the
+    # export of finished layers has bob's only.
+    document = desk["docs"][0]
+    AnnotationLayer.objects.create(document=document, annotator=desk["bob"], status=LayerStatus.CONFIRMED)
+    AnnotationLayer.objects.create(document=document, annotator=desk["cleo"], status=LayerStatus.WITHDRAWN)
+    response = api(desk["manager"]).get(url(desk["corpus"], "export/tab/"))
+    exported = json.loads(b"".join(response.streaming_content) if response.streaming else response.content)
+    annotators = {item["doc_id"]: sorted(item["annotations"]) for item in exported}
+    assert annotators == {"d1": ["bob_annotator"], "d2": [], "d3": [], "d4": [], "d5": []}
