@@ -4,7 +4,16 @@ import pytest
 
 from annotation import permissions as policy
 from annotation.enums import LayerStatus, Role
-from annotation.models import AnnotationLayer, AuditEvent, CorpusMembership, Mention, ReviewAssignment
+from annotation.models import (
+    AnnotationLayer,
+    AuditEvent,
+    CorpusMembership,
+    Mention,
+    PreannotationRun,
+    Prediction,
+    ReviewAssignment,
+    RunDocument,
+)
 from annotation.services import reassignment
 from annotation.services.errors import DomainError, InvalidTransition, LayerLocked
 from annotation.services.layers import assign_layer, change_layer_status
@@ -62,11 +71,20 @@ def test_an_assigned_layer_the_annotator_touched_counts_as_started(assigned, peo
     assert reassignment.withdraw_layer(assigned, actor=people["manager"]) == "withdrawn"
 
 
-def test_the_engines_proposals_alone_do_not_start_a_layer(assigned, people):
-    AuditEvent.objects.create(
-        action="preannotation.apply", actor=people["manager"], corpus=assigned.document.corpus, layer=assigned
-    )
-    assert reassignment.withdraw_layer(assigned, actor=people["manager"]) == "deleted"
+def test_a_layer_holding_only_the_engines_proposals_is_unstarted_and_deleted(layer, people):
+    document = layer.document
+    run = PreannotationRun.objects.create(corpus=document.corpus, status=PreannotationRun.Status.SUCCEEDED)
+    RunDocument.objects.create(run=run, document=document, status=RunDocument.Status.DONE)
+    start, end = span("Oslo")
+    Prediction.objects.create(
+        run=run, document=document, entity_key=1, start_offset=start, end_offset=end, span_text="Oslo",
+        entity_type="LOC", identifier_type="QUASI",
+    )  # fmt: skip
+    fresh = assign_layer(document, people["bob"], actor=people["manager"])  # starts from the proposal
+    assert list(fresh.mentions.values_list("span_text", flat=True)) == ["Oslo"]
+    assert reassignment.withdraw_layer(fresh, actor=people["manager"]) == "deleted"
+    assert not AnnotationLayer.objects.filter(pk=fresh.pk).exists()
+    assert not Mention.objects.filter(layer_id=fresh.pk).exists()
 
 
 @pytest.mark.parametrize("status", [LayerStatus.CONFIRMED, LayerStatus.UNDER_REVIEW, LayerStatus.REVIEWED])
