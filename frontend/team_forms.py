@@ -48,7 +48,7 @@ class DocumentFilterForm(forms.Form):
     preannotated = forms.ChoiceField(
         required=False,
         label="Pre-annotation",
-        choices=[("", "With or without pre-annotation"), ("yes", "Pre-annotated"), ("no", "Not pre-annotated")],
+        choices=[("", "Any pre-annotation"), ("yes", "Pre-annotated"), ("no", "Not pre-annotated")],
     )
     q = forms.CharField(
         required=False,

@@ -101,7 +101,7 @@ def test_members_table_shows_roles_state_and_layer_counts(scenario):
     annotator1 = re.search(r'<tr id="member-annotator1".*?</tr>', page, re.S).group(0)
     assert "inactive</span>" in annotator1 and ">Activate</button>" in annotator1
     assert "oscar_outsider" not in page  # another corpus's manager is no member here
-    assert "Activate all 1 inactive account" in page
+    assert "Activate the inactive account</button>" in page
 
 
 # --- Adding an existing account ---------------------------------------------------------------
