@@ -119,6 +119,7 @@ def test_the_dashboard_in_a_browser(login, corpus, people):
     page.click("text=Progress")
     assert page.locator("h1").inner_text() == "Progress"
     assert page.locator("svg.chart").count() == 2
-    # The total row of the status table, as a person reads it.
-    assert page.locator("#status tfoot tr").inner_text().split() == ["All", "annotators", "5", "1", "1", "1", "1", "1", "0"]  # last: withdrawn
+    # The total row of the status table, as a person reads it (the last column: withdrawn).
+    total = ["All", "annotators", "5", "1", "1", "1", "1", "1", "0"]
+    assert page.locator("#status tfoot tr").inner_text().split() == total
     page.screenshot(path="/tmp/progress.png", full_page=True)
