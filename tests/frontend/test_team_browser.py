@@ -73,7 +73,7 @@ def test_manager_runs_the_team_from_the_browser(login, browser, live_server, pro
         page.click("[aria-label='Activate annotator2']")
     assert page.locator("#links .link-owner").all_inner_texts() == ["annotator2"]
     page.click("#links button.copy")
-    assert page.locator("#links button.copy").inner_text() == "Copied"
+    page.wait_for_selector("#links button.copy:text-is('Copied')")  # the copy is asynchronous
     with page.expect_navigation():
         page.click("[aria-label='Activate annotator10']")
     link10 = page.locator("[aria-label='Set-password link for annotator10']").input_value()
