@@ -26,7 +26,8 @@ PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n|\u2029")
 _WORD_CHARACTER = re.compile(r"[^\W_]")
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+def trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    """``start``/``end`` without the whitespace at both edges (an empty span if all is)."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -41,20 +42,20 @@ def _without_sentence_end(text: str, start: int, end: int) -> tuple[int, int]:
     words = text[start:end].split()
     if words and text[end - 1] in ".!?" and ends_sentence(words[-1]):
         end -= 1
-    return _trim(text, start, end)
+    return trimmed(text, start, end)
 
 
 def _first_part(text: str, candidate: Candidate) -> tuple[int, int] | None:
     """The first part of a span cut at its paragraph breaks that has a letter or digit."""
     start = candidate.start
     for brk in PARAGRAPH_BREAK.finditer(text, candidate.start, candidate.end):
-        part = _without_sentence_end(text, *_trim(text, start, brk.start()))
+        part = _without_sentence_end(text, *trimmed(text, start, brk.start()))
         if _WORD_CHARACTER.search(text, *part):
             return part
         start = brk.end()
-    part = _trim(text, start, candidate.end)
+    part = trimmed(text, start, candidate.end)
     while part[0] < part[1] and text[part[0]] in ".,;:":
-        part = _trim(text, part[0] + 1, part[1])
+        part = trimmed(text, part[0] + 1, part[1])
     return part if _WORD_CHARACTER.search(text, *part) else None
 
 
@@ -63,7 +64,7 @@ def within_paragraphs(text: str, candidates: list[Candidate], boilerplate: froze
     kept = []
     for candidate in candidates:
         crosses = PARAGRAPH_BREAK.search(text, candidate.start, candidate.end) is not None
-        bounds = _first_part(text, candidate) if crosses else _trim(text, candidate.start, candidate.end)
+        bounds = _first_part(text, candidate) if crosses else trimmed(text, candidate.start, candidate.end)
         if bounds is None or not _WORD_CHARACTER.search(text, *bounds):
             continue
         if crosses and text[bounds[0] : bounds[1]] in boilerplate:

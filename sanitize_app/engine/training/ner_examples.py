@@ -11,6 +11,7 @@ that creates a new overlap keeps the longer span, ``spacy.util.filter_spans``)."
 from spacy.training import Example
 from spacy.util import filter_spans
 
+from ..recognizer.paragraphs import trimmed
 from .layers import Layer, flat_mentions
 
 CHUNK_CHARS = 1200
@@ -32,16 +33,8 @@ def _chunks(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int
     return [(s, e) for s, e in pieces if text[s:e].strip()]
 
 
-def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 def layer_examples(nlp, layer: Layer) -> list[Example]:
-    spans = [(*_trimmed(layer.text, s, e), label) for s, e, label in layer.typed_mentions()]
+    spans = [(*trimmed(layer.text, s, e), label) for s, e, label in layer.typed_mentions()]
     spans = flat_mentions([s for s in spans if s[0] < s[1]])
     examples = []
     for start, end in _chunks(layer.text, spans):
