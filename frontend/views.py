@@ -12,12 +12,12 @@ from annotation import permissions as policy
 from annotation.enums import FINISHED_LAYER_STATUSES, EntityType, LayerStatus
 from annotation.models import ImportJob
 from annotation.selectors import corpora_overview, with_corpus_counts, with_progress
+from annotation.services import notifications
 from annotation.services.active_learning import most_uncertain_first
 from annotation.services.errors import DomainError
 from annotation.services.import_jobs import documents_done
 from annotation.tasks import submit_import_job
 
-from . import notifications
 from .access import managed_corpus
 from .forms import DocumentSearchForm, ImportUploadForm
 from .workspace.html import render_blocks, render_entity_list, render_plain_text
