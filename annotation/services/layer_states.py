@@ -72,8 +72,9 @@ def unread_review(layer: AnnotationLayer, user: AbstractBaseUser | None) -> bool
     masked reading: the review order hides the annotations from them until then."""
     if user is None or not getattr(user, "is_authenticated", False) or layer.annotator_id == user.pk:
         return False
-    assignments = ReviewAssignment.objects.filter(layer_id=layer.pk, reviewer_id=user.pk)
-    return assignments.exists() and not assignments.filter(masked_read_at__isnull=False).exists()
+    # One query on every write (``layer_edit``): a reviewer has at most one assignment
+    # per layer (``review_assignment_unique``), so "paired and not read" is one row.
+    return ReviewAssignment.objects.filter(layer_id=layer.pk, reviewer_id=user.pk, masked_read_at__isnull=True).exists()
 
 
 def refuse_write(layer: AnnotationLayer, actor: AbstractBaseUser | None) -> None:

@@ -8,6 +8,7 @@ from annotation.enums import FINISHED_LAYER_STATUSES, LayerStatus
 from annotation.models import AnnotationLayer, AuditEvent, Mention, ReviewAssignment
 from annotation.services import coreference, decisions, mentions, occurrences, undo
 from annotation.services.errors import InvalidTransition, LayerLocked
+from annotation.services.layer_states import unread_review
 from annotation.services.layers import add_reviewer, change_layer_status
 from annotation.services.masked_review import is_current, render_masked_review
 from annotation.services.review import record_masked_reading
@@ -172,3 +173,17 @@ def test_the_masked_reading_records_the_answer_before_the_review_starts(layer, p
     layer.refresh_from_db()
     assert layer.status == S.UNDER_REVIEW
     assert ReviewAssignment.objects.get(pk=assignment.pk).masked_read_at is not None
+
+
+def test_the_review_order_check_costs_one_query_on_every_write(layer, people, django_assert_num_queries):
+    # ``layer_edit`` asks it on every change: one query, answered before and after the reading.
+    _decided_layer(layer, people["ann"])
+    change_layer_status(layer, S.CONFIRMED, actor=people["ann"])
+    assignment = add_reviewer(layer, people["rita"], actor=people["manager"])
+    with django_assert_num_queries(1):
+        assert unread_review(layer, people["rita"]) is True
+    record_masked_reading(assignment, reidentifiable="no", actor=people["rita"])
+    with django_assert_num_queries(1):
+        assert unread_review(layer, people["rita"]) is False
+    with django_assert_num_queries(1):
+        assert unread_review(layer, people["bob"]) is False  # not paired on it
