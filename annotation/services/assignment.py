@@ -165,6 +165,18 @@ def _checked_annotators(corpus: Corpus, annotator_ids: Iterable[int]) -> list[Ab
     return [users[pk] for pk in ids]
 
 
+@dataclass
+class _Plan:
+    """The checked documents and annotators, the pairs the strategy asks for, and what
+    it was computed from (read once: the preview reports from the same rows)."""
+
+    documents: list[Document]
+    annotators: list[AbstractBaseUser]
+    wanted: list[Pair]
+    existing: set[Pair]
+    loads: dict[int, int]
+
+
 def _plan(
     corpus: Corpus,
     document_ids: Iterable[int],
@@ -172,7 +184,7 @@ def _plan(
     strategy: str,
     per_document: int,
     pairs: Iterable[Pair] | None,
-) -> tuple[list[Document], list[AbstractBaseUser], list[Pair]]:
+) -> _Plan:
     """The checked documents and annotators and the pairs the strategy asks for."""
     if strategy not in STRATEGIES:
         raise DomainError(f"Unknown strategy {strategy!r}: choose one of {', '.join(STRATEGIES)}.", field="strategy")
@@ -194,15 +206,14 @@ def _plan(
             f"not {per_document}.",
             field="per_document",
         )
-    if strategy != "explicit":
-        existing = _existing_pairs([d.pk for d in documents], [a.pk for a in annotators])
-        document_order, annotator_order = [d.pk for d in documents], [a.pk for a in annotators]
-        if strategy == "balanced":
-            loads = open_loads(corpus, annotator_order)
-            wanted = balanced(document_order, annotator_order, per_document, loads, existing)
-        else:
-            wanted = round_robin(document_order, annotator_order, existing)
-    return documents, annotators, wanted
+    document_order, annotator_order = [d.pk for d in documents], [a.pk for a in annotators]
+    existing = _existing_pairs(document_order, annotator_order)
+    loads = open_loads(corpus, annotator_order)
+    if strategy == "balanced":
+        wanted = balanced(document_order, annotator_order, per_document, loads, existing)
+    elif strategy == "round_robin":
+        wanted = round_robin(document_order, annotator_order, existing)
+    return _Plan(documents, annotators, wanted, existing, loads)
 
 
 def _existing_pairs(document_ids: list[int], annotator_ids: list[int]) -> set[Pair]:
@@ -213,17 +224,16 @@ def _existing_pairs(document_ids: list[int], annotator_ids: list[int]) -> set[Pa
     )
 
 
-def _preview(corpus, documents, annotators, wanted, *, strategy: str) -> AssignmentPreview:
-    by_document = {document.pk: document for document in documents}
+def _preview(corpus: Corpus, plan: _Plan, *, strategy: str) -> AssignmentPreview:
+    annotators, wanted, existing = plan.annotators, plan.wanted, plan.existing
+    by_document = {document.pk: document for document in plan.documents}
     by_user = {user.pk: user for user in annotators}
-    existing = _existing_pairs(list(by_document), list(by_user))
     # Explicit pairs report only themselves; a strategy reports every chosen annotator who
     # already has a chosen document (those pairs count towards the document's annotators).
     considered = wanted if strategy == "explicit" else [(d, a) for d in by_document for a in by_user]
     skipped = [(by_document[d], by_user[a], ALREADY_ASSIGNED) for d, a in considered if (d, a) in existing]
     pairs = [(by_document[d], by_user[a]) for d, a in wanted if (d, a) not in existing]
-    loads = open_loads(corpus, list(by_user))
-    before = {user.username: loads.get(user.pk, 0) for user in annotators}
+    before = {user.username: plan.loads.get(user.pk, 0) for user in annotators}
     after = dict(before)
     for _, user in pairs:
         after[user.username] += 1
@@ -254,8 +264,8 @@ def preview_assignment(
     Documents must belong to ``corpus``; annotators must be active annotators of it.
     ``skipped`` lists the chosen annotators who already have a layer on a chosen
     document."""
-    documents, annotators, wanted = _plan(corpus, document_ids, annotator_ids, strategy, per_document, pairs)
-    return _preview(corpus, documents, annotators, wanted, strategy=strategy)
+    plan = _plan(corpus, document_ids, annotator_ids, strategy, per_document, pairs)
+    return _preview(corpus, plan, strategy=strategy)
 
 
 def apply_assignment(
@@ -281,9 +291,8 @@ def apply_assignment(
             documents = _checked_documents(corpus, [d for d, _ in wanted])
             annotators = _checked_annotators(corpus, [a for _, a in wanted])
         else:
-            documents, annotators, wanted = _plan(
-                corpus, document_ids or [], annotator_ids or [], strategy, per_document, pairs
-            )
+            plan = _plan(corpus, document_ids or [], annotator_ids or [], strategy, per_document, pairs)
+            documents, annotators, wanted = plan.documents, plan.annotators, plan.wanted
         # Lock the documents: a concurrent assignment of the same documents waits here.
         list(Document.objects.select_for_update().filter(pk__in=[d.pk for d in documents]).values_list("pk"))
         by_document = {document.pk: document for document in documents}

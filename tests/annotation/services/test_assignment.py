@@ -180,3 +180,12 @@ def test_document_filter_by_split_status_preannotation_and_search(team, corpus):
     assert open_layer.pk  # the open layer made d1 "open"
     with pytest.raises(DomainError, match="status filter is one of unassigned, open, finished, not 'done'"):
         doc_ids(status="done")
+
+
+def test_a_preview_reads_the_existing_pairs_and_the_loads_once(team, corpus, django_assert_num_queries):
+    # Documents, accounts, memberships, existing pairs, open loads: five queries whatever
+    # the number of documents and annotators (the preview reports from the plan's rows).
+    with django_assert_num_queries(5):
+        assignment.preview_assignment(
+            corpus, ids(team["docs"]), ids(team["annotators"]), strategy="balanced", per_document=2
+        )
