@@ -30,6 +30,7 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
+from .. import permissions as policy
 from ..enums import LayerStatus, Role
 from ..models import Corpus, CorpusMembership, ReviewAssignment, ReviewPair
 from ..selectors import MemberRow, members_overview, natural_key
@@ -69,11 +70,8 @@ def _checked_roles(roles: Iterable[str]) -> list[str]:
 
 
 def _manages(actor: AbstractBaseUser | None, corpus: Corpus) -> bool:
-    if actor is None:
-        return True  # a script or a task acting for the system
-    if not actor.is_authenticated or not actor.is_active:
-        return False
-    return actor.is_superuser or CorpusMembership.objects.filter(corpus=corpus, user=actor, role=Role.MANAGER).exists()
+    # ``None`` is a script or a task acting for the system; a person follows the policy.
+    return actor is None or policy.is_manager(actor, corpus)
 
 
 def _require_manager(corpus: Corpus, actor: AbstractBaseUser | None) -> None:
@@ -104,8 +102,7 @@ def _other_corpora_not_managed(user: AbstractBaseUser, actor: AbstractBaseUser |
     corpora = Corpus.objects.filter(memberships__user=user).distinct()
     if actor is None or actor.is_superuser:
         return []
-    managed = CorpusMembership.objects.filter(user=actor, role=Role.MANAGER).values("corpus_id")
-    return sorted(corpora.exclude(pk__in=managed).values_list("name", flat=True))
+    return sorted(corpora.exclude(pk__in=policy.managed_corpora(actor)).values_list("name", flat=True))
 
 
 def set_password_path(user: AbstractBaseUser) -> str:
