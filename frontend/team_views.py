@@ -20,6 +20,7 @@ from annotation.models import ReviewPair
 from annotation.services import review as review_service
 from annotation.services import team
 from annotation.services.errors import DomainError
+from annotation.services.members import corpus_members
 
 from .access import managed_corpus
 from .team_forms import AccountForm, AccountSearchForm, RolesForm
@@ -110,7 +111,7 @@ def team_action(handler):
 
 def _member(corpus, user_id: int):
     """A member of ``corpus`` (404 for anyone else: the page acts on its own team only)."""
-    return get_object_or_404(get_user_model().objects.filter(corpus_memberships__corpus=corpus).distinct(), pk=user_id)
+    return get_object_or_404(corpus_members(corpus), pk=user_id)
 
 
 def _roles(request: HttpRequest) -> list[str]:
@@ -197,7 +198,7 @@ def remove(request, corpus, user_id: int):
 
 @team_action
 def pair(request, corpus):
-    members = get_user_model().objects.filter(corpus_memberships__corpus=corpus).distinct()
+    members = corpus_members(corpus)
     chosen = [members.filter(pk=request.POST.get(key) or 0).first() for key in ("first", "second")]
     if None in chosen:
         raise DomainError("Choose two annotators of the team to pair.", field="first")

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from .. import permissions as policy
 from ..models import Corpus
 from ..services import assignment, team
+from ..services.members import corpus_members
 from .team_serializers import (
     AccountLinkSerializer,
     ActivateSerializer,
@@ -141,17 +142,18 @@ class TeamActionsMixin:
         body = _result(preview, preview=False)
         body["pairs"] = [_pair(layer.document, layer.annotator, layer=layer.pk) for layer in layers]
         body["skipped"] += [_pair(document, user, reason=reason) for document, user, reason in layers.skipped]
-        users = get_user_model().objects.filter(username__in=list(preview.loads_before))
-        loads = assignment.open_loads(corpus, [user.pk for user in users])
-        body["loads_after"] = {user.username: loads.get(user.pk, 0) for user in users}
-        body["loads_after"] = {name: body["loads_after"][name] for name in preview.loads_before}
+        # The loads as they now are (another assignment may have landed since the
+        # preview), in the preview's order.
+        names = list(preview.loads_before)
+        ids = dict(get_user_model().objects.filter(username__in=names).values_list("username", "pk"))
+        loads = assignment.open_loads(corpus, ids.values())
+        body["loads_after"] = {name: loads.get(ids[name], 0) for name in names}
         return Response(body, status=status.HTTP_201_CREATED)
 
 
 def _member(corpus: Corpus, username: str):
     """A member of ``corpus`` named in the path (404 for anybody else)."""
-    users = get_user_model().objects.filter(corpus_memberships__corpus=corpus).distinct()
-    return get_object_or_404(users, username=username)
+    return get_object_or_404(corpus_members(corpus), username=username)
 
 
 def _pair(document, user, **extra) -> dict:
