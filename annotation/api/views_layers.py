@@ -59,18 +59,18 @@ class LayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     @action(detail=True, methods=["post"])
     def reviewers(self, request, pk=None):
         """Pair a reviewer on this layer (managers only)."""
-        layer = self.get_object()
-        if not policy.is_manager(request.user, layer.document.corpus):
-            raise PermissionDenied("Only a manager of this corpus may pair reviewers.")
+        layer = self._managed_layer("pair reviewers")
         command = ReviewerSerializer(data=request.data)
         command.is_valid(raise_exception=True)
         layer_services.add_reviewer(layer, command.validated_data["reviewer"], actor=request.user)
         return Response(self.get_serializer(self.get_queryset().get(pk=layer.pk)).data, status=status.HTTP_201_CREATED)
 
     def _managed_layer(self, doing: str):
+        """The layer of the URL, for a manager of its corpus (404 if not visible, 403
+        naming what only a manager may do otherwise)."""
         layer = self.get_object()
         if not policy.is_manager(self.request.user, layer.document.corpus):
-            raise PermissionDenied(f"Only a manager of this corpus may {doing} layers.")
+            raise PermissionDenied(f"Only a manager of this corpus may {doing}.")
         return layer
 
     @extend_schema(request=None, responses={200: WithdrawResultSerializer})
@@ -78,7 +78,7 @@ class LayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     def withdraw(self, request, pk=None):
         """Take an open layer back (managers only): an unstarted one is deleted
         ("deleted"), a started one closed read-only ("withdrawn")."""
-        layer = self._managed_layer("withdraw")
+        layer = self._managed_layer("withdraw layers")
         result = reassignment.withdraw_layer(layer, actor=request.user)
         return Response(WithdrawResultSerializer({"result": result, "layer": layer.pk}).data)
 
@@ -86,7 +86,7 @@ class LayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     @action(detail=True, methods=["post"], url_path="hand-over")
     def hand_over(self, request, pk=None):
         """Give an open layer, with its work and history, to another annotator (managers only)."""
-        layer = self._managed_layer("hand over")
+        layer = self._managed_layer("hand over layers")
         command = HandOverSerializer(data=request.data)
         command.is_valid(raise_exception=True)
         reassignment.hand_over_layer(layer, command.validated_data["annotator"], actor=request.user)
