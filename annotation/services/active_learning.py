@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from django.db.models import Max
 
 from ..enums import IdentifierType
-from ..models import Prediction, RunDocument, TrainedModel
+from ..models import Prediction, TrainedModel
 from ..selectors import natural_key
+from .preannotation import newest_runs
 
 # The kinds whose model gives a P(mask) (a recognizer only finds the spans).
 SCORING_KINDS = (TrainedModel.Kind.MASKING, TrainedModel.Kind.SEQUENCE)
@@ -33,25 +34,13 @@ def entity_uncertainty(probability: float) -> float:
     return min(p, 1.0 - p)
 
 
-def newest_runs(document_ids) -> dict[int, int]:
-    """Document -> the newest pre-annotation run that finished it."""
-    newest: dict[int, int] = {}
-    for document_id, run_id in (
-        RunDocument.objects.filter(document_id__in=list(document_ids), status=RunDocument.Status.DONE)
-        .order_by("run__created_at", "run_id")
-        .values_list("document_id", "run_id")
-    ):
-        newest[document_id] = run_id  # the last one wins
-    return newest
-
-
 def document_uncertainty(document_ids) -> dict[int, float]:
     """Per document that a trained model scored in its newest pre-annotation, the expected
     number of the model's masking decisions that are wrong: the sum of its entities'
     uncertainty. Direct identifiers do not count (they are masked by rule whatever the
     model says). Documents whose newest pre-annotation has no model probability (only
     rules, or never pre-annotated) are left out."""
-    newest = newest_runs(document_ids)
+    newest = newest_runs(list(document_ids))
     entities = (
         Prediction.objects.filter(
             document_id__in=list(newest), run_id__in=set(newest.values()), mask_probability__isnull=False

@@ -161,17 +161,24 @@ def run_counts(run: PreannotationRun) -> dict:
     return counts
 
 
-def predicted_masked_spans(documents) -> dict[str, list[list[int]]]:
-    """The engine's masked spans (DIRECT and QUASI predictions of the newest run that
-    finished each document), in the official evaluation format. Documents never
-    pre-annotated are left out."""
+def newest_runs(documents) -> dict[int, int]:
+    """Document id -> the newest pre-annotation run that finished it (``documents``:
+    documents, their ids or a queryset); documents never pre-annotated are left out."""
     newest: dict[int, int] = {}
     for document_id, run_id in (
         RunDocument.objects.filter(document__in=documents, status=RunDocument.Status.DONE)
         .order_by("run__created_at", "run_id")
         .values_list("document_id", "run_id")
     ):
-        newest[document_id] = run_id
+        newest[document_id] = run_id  # the last one wins
+    return newest
+
+
+def predicted_masked_spans(documents) -> dict[str, list[list[int]]]:
+    """The engine's masked spans (DIRECT and QUASI predictions of the newest run that
+    finished each document), in the official evaluation format. Documents never
+    pre-annotated are left out."""
+    newest = newest_runs(documents)
     doc_ids = dict(Document.objects.filter(pk__in=newest).values_list("pk", "doc_id"))
     spans: dict[int, set[tuple[int, int]]] = {pk: set() for pk in newest}
     by_run: dict[int, list[int]] = {}
