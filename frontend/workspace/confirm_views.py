@@ -24,7 +24,13 @@ from annotation.services.masked_review import (
 )
 from annotation.tasks import request_masked_review
 
-from .views import MISSING_VERSION, STALE_MESSAGE, visible_layer
+from .views import MISSING_VERSION, STALE_MESSAGE, can_reopen, visible_layer
+
+
+def _posted_version(request: HttpRequest) -> int | None:
+    """The layer version the page showed, or None when the form did not send one."""
+    version = request.POST.get("layer_version", "")
+    return int(version) if version.isdigit() else None
 
 
 def _require_status_change(request: HttpRequest, layer, to: str) -> None:
@@ -52,14 +58,14 @@ def confirm_dialog(request: HttpRequest, pk: int) -> HttpResponse:
 def confirm(request: HttpRequest, pk: int) -> HttpResponse:
     layer = visible_layer(request, pk)
     _require_status_change(request, layer, LayerStatus.CONFIRMED)
-    version = request.POST.get("layer_version", "")
-    if not version.isdigit():
+    version = _posted_version(request)
+    if version is None:
         return HttpResponse(MISSING_VERSION, status=400, content_type="text/plain; charset=utf-8")
     try:
         confirm_layer(
             layer,
             actor=request.user,
-            expected_version=int(version),
+            expected_version=version,
             accept_warnings=request.POST.get("accept_warnings") == "1",
         )
     except (ConfirmationRefused, StaleLayerVersion):
@@ -91,8 +97,7 @@ def masked_review(request: HttpRequest, pk: int) -> HttpResponse:
         "document": layer.document,
         "review": review,
         "segments": review_segments(review) if review else [],
-        "can_reopen": policy.can_change_status(request.user, layer, LayerStatus.IN_PROGRESS)
-        and layer.status == LayerStatus.CONFIRMED,
+        "can_reopen": can_reopen(request, layer),
     }
     template = "frontend/workspace/masked_review_body.html" if request.htmx else "frontend/workspace/masked_review.html"
     return render(request, template, context)
@@ -136,11 +141,11 @@ def masked_download(request: HttpRequest, pk: int, extension: str) -> HttpRespon
 def reopen(request: HttpRequest, pk: int) -> HttpResponse:
     layer = visible_layer(request, pk)
     _require_status_change(request, layer, LayerStatus.IN_PROGRESS)
-    version = request.POST.get("layer_version", "")
-    if not version.isdigit():
+    version = _posted_version(request)
+    if version is None:
         return HttpResponse(MISSING_VERSION, status=400, content_type="text/plain; charset=utf-8")
     try:
-        change_layer_status(layer, LayerStatus.IN_PROGRESS, actor=request.user, expected_version=int(version))
+        change_layer_status(layer, LayerStatus.IN_PROGRESS, actor=request.user, expected_version=version)
     except StaleLayerVersion:
         messages.warning(request, STALE_MESSAGE)
     except DomainError as exc:

@@ -43,6 +43,13 @@ def visible_layer(request: HttpRequest, pk: int) -> AnnotationLayer:
     return get_object_or_404(policy.with_edit_right(request.user, layers), pk=pk)
 
 
+def can_reopen(request: HttpRequest, layer: AnnotationLayer) -> bool:
+    """The page offers "Reopen" on a confirmed layer to whoever may move it back."""
+    return layer.status == LayerStatus.CONFIRMED and policy.can_change_status(
+        request.user, layer, LayerStatus.IN_PROGRESS
+    )
+
+
 def _int(request: HttpRequest, name: str) -> int | None:
     value = request.POST.get(name, "")
     return int(value) if value.lstrip("-").isdigit() else None
@@ -91,8 +98,7 @@ def workspace(request: HttpRequest, pk: int) -> HttpResponse:
             "document": layer.document,
             "editable": layer.user_can_edit,
             "lock_reason": None if layer.user_can_edit else policy.write_refusal(request.user, layer),
-            "can_reopen": layer.status == LayerStatus.CONFIRMED
-            and policy.can_change_status(request.user, layer, LayerStatus.IN_PROGRESS),
+            "can_reopen": can_reopen(request, layer),
             "text_html": render_blocks(view),
             "entity_list_html": render_entity_list(view),
             "progress_html": render_progress(view),
