@@ -77,13 +77,19 @@ def unread_review(layer: AnnotationLayer, user: AbstractBaseUser | None) -> bool
     return ReviewAssignment.objects.filter(layer_id=layer.pk, reviewer_id=user.pk, masked_read_at__isnull=True).exists()
 
 
+def refuse_unread(layer: AnnotationLayer, actor: AbstractBaseUser | None) -> None:
+    """The review order: a reviewer changes, discusses or signs off a layer only after
+    the masked reading (``LayerLocked`` telling them to read it first)."""
+    if unread_review(layer, actor):
+        raise LayerLocked(READ_MASKED_FIRST, status=layer.status)
+
+
 def refuse_write(layer: AnnotationLayer, actor: AbstractBaseUser | None) -> None:
     """Raise ``LayerLocked`` (naming why) when ``actor`` may not change the annotations
     of ``layer`` in its current status. ``layer`` is the row locked by ``layer_edit``."""
     # A reviewer who has not read the masked document is told what to do first (the
     # reading itself starts the review and so unlocks a confirmed layer for them).
-    if unread_review(layer, actor):
-        raise LayerLocked(READ_MASKED_FIRST, status=layer.status)
+    refuse_unread(layer, actor)
     if layer.status == LayerStatus.CONFIRMED:
         raise LayerLocked(CONFIRMED_LOCKED, status=layer.status)
     if layer.status == LayerStatus.REVIEWED:

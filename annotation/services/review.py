@@ -32,8 +32,8 @@ from ..models import (
 )
 from .audit import record_event
 from .confirmation import confirmation_report
-from .errors import DomainError, LayerLocked, StaleLayerVersion
-from .layer_states import READ_MASKED_FIRST, unread_review
+from .errors import DomainError, StaleLayerVersion
+from .layer_states import refuse_unread
 from .layers import add_reviewer, change_layer_status
 
 OPEN_LAYER = (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS)
@@ -162,12 +162,6 @@ def record_masked_reading(
 def start_review(layer: AnnotationLayer, *, actor: AbstractBaseUser | None) -> None:
     if layer.status == LayerStatus.CONFIRMED:
         change_layer_status(layer, LayerStatus.UNDER_REVIEW, actor=actor)
-
-
-def refuse_unread(layer: AnnotationLayer, actor: AbstractBaseUser | None) -> None:
-    """The review order: a reviewer discusses or signs off only after the masked reading."""
-    if unread_review(layer, actor):
-        raise LayerLocked(READ_MASKED_FIRST, status=layer.status)
 
 
 # --- Notes ---------------------------------------------------------------------------
