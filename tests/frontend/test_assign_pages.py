@@ -5,6 +5,8 @@ open layers are withdrawn or handed over with the service's refusals shown."""
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from annotation.enums import LayerStatus, Role
 from annotation.models import AnnotationLayer, CorpusMembership, Document
@@ -218,3 +220,21 @@ def test_open_layers_of_removed_members_are_marked_for_handing_over(corpus, team
     page = client_for(team["manager"]).get(f"/corpora/{corpus.pk}/assign/").content.decode()
     row = re.search(rf'<tr id="layer-{layers["bob_on_d2"].pk}">.*?</tr>', page, re.S).group(0)
     assert 'bob_annotator <span class="muted">(no longer an annotator here)</span>' in row
+
+
+def test_the_assignment_page_reads_the_same_number_of_queries_for_two_documents_or_twelve(corpus, team):
+    def assign_both(documents):
+        for document in documents:
+            assign_layer(document, team["ann"], actor=team["manager"])
+            assign_layer(document, team["bob"], actor=team["manager"])
+
+    client = client_for(team["manager"])
+    url = f"/corpora/{corpus.pk}/assign/"
+    assign_both(make_documents(corpus, "d0", "d1"))
+    with CaptureQueriesContext(connection) as few:
+        assert client.get(url).status_code == 200
+    assign_both(make_documents(corpus, *(f"e{i}" for i in range(10))))
+    with CaptureQueriesContext(connection) as many:
+        page = client.get(url).content.decode()
+    assert "e9" in page  # the new documents and their open layers are on the page
+    assert len(many) == len(few), [query["sql"] for query in many.captured_queries]

@@ -5,6 +5,8 @@ pre-annotation the engine refreshed while their layer was open."""
 import re
 from datetime import timedelta
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation.enums import LayerStatus
@@ -79,3 +81,16 @@ def test_an_engine_refresh_of_an_open_layer_is_announced(corpus, people):
     page = client_for(ann).get("/work/").content.decode()
     assert section(page, "engine") == ["refreshed"]
     assert "(1 added, 0 taken back); nothing you changed was touched." in page
+
+
+def test_my_work_reads_the_same_number_of_queries_for_one_new_layer_or_eight(corpus, people):
+    client = client_for(people["ann"])
+    for document in documents(corpus, "n0"):
+        assign_layer(document, people["ann"], actor=people["manager"])
+    with CaptureQueriesContext(connection) as few:
+        assert section(client.get("/work/").content.decode(), "assigned") == ["n0"]
+    for document in documents(corpus, *(f"n{i}" for i in range(1, 8))):
+        assign_layer(document, people["ann"], actor=people["manager"])
+    with CaptureQueriesContext(connection) as many:
+        assert len(section(client.get("/work/").content.decode(), "assigned")) == 8
+    assert len(many) == len(few), [query["sql"] for query in many.captured_queries]

@@ -5,9 +5,12 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from annotation.enums import Role
-from annotation.models import AnnotationLayer, CorpusMembership, ReviewPair
+from annotation.models import AnnotationLayer, CorpusMembership, Document, ReviewPair
+from annotation.services.layers import assign_layer
 from tests.conftest import make_user
 
 from .conftest import client_for
@@ -289,3 +292,27 @@ def test_pairing_someone_with_themselves_or_an_outsider_is_refused(scenario):
     response = follow_post(client, team_url(corpus, "pairs/"), {"first": ann.pk, "second": scenario["outsider"].pk})
     assert "Choose two annotators of the team to pair." in messages_of(response)
     assert not ReviewPair.objects.exists()
+
+
+def _join_with_work(corpus, manager, name: str, document_number: int):
+    """A new annotator member with one assigned layer on a document of their own."""
+    user = make_user(name)
+    CorpusMembership.objects.create(corpus=corpus, user=user, role=Role.ANNOTATOR)
+    document = Document.objects.create(corpus=corpus, doc_id=f"q{document_number}", text="Mr Smith.")
+    assign_layer(document, user, actor=manager)
+    return user
+
+
+def test_the_team_page_reads_the_same_number_of_queries_for_two_members_or_twelve(corpus, people):
+    client = client_for(people["manager"])
+    first = [_join_with_work(corpus, people["manager"], f"early_{i}", i) for i in range(2)]
+    ReviewPair.objects.create(corpus=corpus, first=first[0], second=first[1])
+    with CaptureQueriesContext(connection) as few:
+        assert client.get(team_url(corpus)).status_code == 200
+    more = [_join_with_work(corpus, people["manager"], f"late_{i}", 10 + i) for i in range(10)]
+    for one, other in zip(more[::2], more[1::2], strict=True):
+        ReviewPair.objects.create(corpus=corpus, first=one, second=other)
+    with CaptureQueriesContext(connection) as many:
+        page = client.get(team_url(corpus)).content.decode()
+    assert member_cells(page, "late_9")[0] == "1"  # the new members are listed, with their layer
+    assert len(many) == len(few), [query["sql"] for query in many.captured_queries]
