@@ -18,6 +18,7 @@
  * cursor.js; merge mode: merge.js.
  */
 import { TokenCursor } from "./cursor.js";
+import { $, batched } from "./dom.js";
 import { bindKeys, CONFIDENTIAL_KEYS, TYPE_KEYS } from "./keys.js";
 import { KeyMenu } from "./menu.js";
 import { MergeMode } from "./merge.js";
@@ -32,7 +33,6 @@ if (ws) start(ws);
 
 function start(ws) {
   const editable = ws.dataset.editable === "1";
-  const $ = (selector) => document.querySelector(selector);
   // URL templates carry 0 where the entity or mention id goes (ids start at 1).
   const urlFor = (name, id) => ws.dataset[name].replace("/0/", `/${id}/`);
   const version = () => document.getElementById("ws-state").dataset.version;
@@ -49,7 +49,7 @@ function start(ws) {
   writes.coverForms("#dialog");
 
   function entityName(entity) {
-    const row = document.querySelector(`#ent-${entity} .ent-text`);
+    const row = $(`#ent-${entity} .ent-text`);
     const mark = $(`#doc-text mark[data-e="${entity}"]`);
     return row ? row.textContent : mark ? mark.textContent : `entity ${entity}`;
   }
@@ -356,17 +356,11 @@ function start(ws) {
 
   // Right after a swap (before the browser paints): decisions still on their way are
   // painted again on the new elements, the current entity outlined, the cursor redrawn.
-  let repaintQueued = false;
-  const repaint = () => {
-    if (repaintQueued) return;
-    repaintQueued = true;
-    queueMicrotask(() => {
-      repaintQueued = false;
-      decisions.reapply();
-      current.highlight();
-      cursor.invalidate();
-    });
-  };
+  const repaint = batched(() => {
+    decisions.reapply();
+    current.highlight();
+    cursor.invalidate();
+  });
   document.body.addEventListener("htmx:afterSwap", repaint);
   document.body.addEventListener("htmx:oobAfterSwap", repaint);
 

@@ -8,8 +8,7 @@
  * request or in the answer to a write, is not swapped in.
  */
 
-const $ = (selector) => document.querySelector(selector);
-const $$ = (selector) => Array.from(document.querySelectorAll(selector));
+import { $, $$ } from "./dom.js";
 
 export class Selection {
   /** @param panelUrl (entity id) => the URL of the entity's panel */

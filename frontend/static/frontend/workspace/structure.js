@@ -4,23 +4,17 @@
  * panels, so the numbers and pins are redrawn once after each answer.
  */
 import { numberChains } from "./chains.js";
+import { batched } from "./dom.js";
 import { startDrawer } from "./drawer.js";
 import { markNotes } from "./notes.js";
 
 if (document.getElementById("workspace")) {
-  let queued = false;
   const redraw = () => {
-    queued = false;
     numberChains();
     markNotes();
   };
   startDrawer();
   redraw();
   // One answer settles several elements (out-of-band swaps): redraw once for all of them.
-  document.body.addEventListener("htmx:afterSettle", () => {
-    if (!queued) {
-      queued = true;
-      queueMicrotask(redraw);
-    }
-  });
+  document.body.addEventListener("htmx:afterSettle", batched(redraw));
 }
