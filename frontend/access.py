@@ -14,3 +14,11 @@ def managed_corpus(request: HttpRequest, pk: int, refusal: str) -> Corpus:
     if not policy.is_manager(request.user, corpus):
         raise PermissionDenied(refusal)
     return corpus
+
+
+def posted_id(request: HttpRequest, name: str) -> int:
+    """A primary key posted in a form field; 0 (which matches no row) when the field is
+    missing or not a number, so a forged value is answered like a missing one rather
+    than by a server error."""
+    value = request.POST.get(name, "").strip()
+    return int(value) if value.isdigit() else 0

@@ -15,7 +15,7 @@ from annotation.models import AnnotationLayer
 from annotation.services import reassignment
 from annotation.services.errors import DomainError
 
-from .access import managed_corpus
+from .access import managed_corpus, posted_id
 
 REFUSAL = "Only managers of this corpus take layers back or hand them over."
 
@@ -57,7 +57,7 @@ def hand_over(request: HttpRequest, pk: int, layer_id: int) -> HttpResponse:
     corpus = managed_corpus(request, pk, REFUSAL)
     layer = _layer(corpus, layer_id)
     former = layer.annotator.username
-    successor = get_user_model().objects.filter(pk=request.POST.get("annotator") or 0).first()
+    successor = get_user_model().objects.filter(pk=posted_id(request, "annotator")).first()
     try:
         if successor is None:
             raise DomainError(f"Choose whom to hand {former}'s layer on {layer.document.doc_id} over to.")

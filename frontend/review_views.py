@@ -22,7 +22,7 @@ from annotation.services.errors import DomainError
 from annotation.services.layers import add_reviewer, layer_of
 from annotation.services.masked_review import review_segments
 
-from .access import managed_corpus
+from .access import managed_corpus, posted_id
 from .workspace.confirm_views import current_masked_review
 from .workspace.review_panel import review_panel_context
 from .workspace.views import visible_layer
@@ -247,18 +247,18 @@ def corpus_reviews(request: HttpRequest, pk: int) -> HttpResponse:
 def _manage(request: HttpRequest, corpus, User) -> None:
     action = request.POST.get("action")
     if action == "pair":
-        users = [User.objects.filter(pk=request.POST.get(key) or 0).first() for key in ("first", "second")]
+        users = [User.objects.filter(pk=posted_id(request, key)).first() for key in ("first", "second")]
         if None in users:
             raise DomainError("Choose two annotators to pair.", field="first")
         pair = review_service.pair_annotators(corpus, *users, actor=request.user)
         messages.success(request, f"Paired {pair.first.username} and {pair.second.username}.")
     elif action == "unpair":
-        pair = get_object_or_404(ReviewPair, pk=request.POST.get("pair") or 0, corpus=corpus)
+        pair = get_object_or_404(ReviewPair, pk=posted_id(request, "pair"), corpus=corpus)
         review_service.unpair(pair, actor=request.user)
         messages.success(request, f"{pair.first.username} and {pair.second.username} are no longer paired.")
     elif action == "reviewer":
         layer = layer_of(corpus, request.POST.get("doc_id", ""), request.POST.get("annotator", ""))
-        reviewer = User.objects.filter(pk=request.POST.get("reviewer") or 0).first()
+        reviewer = User.objects.filter(pk=posted_id(request, "reviewer")).first()
         if reviewer is None:
             raise DomainError("Choose a reviewer.", field="reviewer")
         add_reviewer(layer, reviewer, actor=request.user)

@@ -22,7 +22,7 @@ from annotation.services import team
 from annotation.services.errors import DomainError
 from annotation.services.members import corpus_members
 
-from .access import managed_corpus
+from .access import managed_corpus, posted_id
 from .team_forms import AccountForm, AccountSearchForm, RolesForm
 
 REFUSAL = "Only managers of this corpus see and change its team."
@@ -123,7 +123,7 @@ def _roles(request: HttpRequest) -> list[str]:
 
 @team_action
 def add_member(request, corpus):
-    user = get_object_or_404(get_user_model(), pk=request.POST.get("user") or 0)
+    user = get_object_or_404(get_user_model(), pk=posted_id(request, "user"))
     roles = _roles(request)
     team.add_member(corpus, user, roles, actor=request.user)
     messages.success(request, f"{user.username} joined the team as {', '.join(roles)}.")
@@ -199,7 +199,7 @@ def remove(request, corpus, user_id: int):
 @team_action
 def pair(request, corpus):
     members = corpus_members(corpus)
-    chosen = [members.filter(pk=request.POST.get(key) or 0).first() for key in ("first", "second")]
+    chosen = [members.filter(pk=posted_id(request, key)).first() for key in ("first", "second")]
     if None in chosen:
         raise DomainError("Choose two annotators of the team to pair.", field="first")
     made = review_service.pair_annotators(corpus, *chosen, actor=request.user)

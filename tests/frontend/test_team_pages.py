@@ -316,3 +316,18 @@ def test_the_team_page_reads_the_same_number_of_queries_for_two_members_or_twelv
         page = client.get(team_url(corpus)).content.decode()
     assert member_cells(page, "late_9")[0] == "1"  # the new members are listed, with their layer
     assert len(many) == len(few), [query["sql"] for query in many.captured_queries]
+
+
+def test_a_forged_non_numeric_account_or_annotator_is_answered_like_a_missing_one(corpus, people):
+    client = client_for(people["manager"])
+    document = Document.objects.create(corpus=corpus, doc_id="d1", text="Mr Smith.")
+    layer = assign_layer(document, people["ann"], actor=people["manager"])
+    assert client.post(team_url(corpus, "add/"), {"user": "abc", "roles": ["annotator"]}).status_code == 404
+    response = follow_post(client, team_url(corpus, "pairs/"), {"first": "x", "second": people["bob"].pk})
+    assert "Choose two annotators of the team to pair." in messages_of(response)
+    response = follow_post(client, f"/corpora/{corpus.pk}/layers/{layer.pk}/hand-over/", {"annotator": "zz"})
+    assert "Choose whom to hand ann_annotator's layer on d1 over to." in messages_of(response)
+    response = follow_post(client, f"/corpora/{corpus.pk}/reviews/", {"action": "pair", "first": "1e3", "second": "2"})
+    assert "Choose two annotators to pair." in messages_of(response)
+    assert not ReviewPair.objects.exists()
+    assert AnnotationLayer.objects.get(pk=layer.pk).annotator == people["ann"]
