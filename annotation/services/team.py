@@ -97,12 +97,20 @@ def _refuse_last_manager(corpus: Corpus, user: AbstractBaseUser) -> None:
         raise DomainError(LAST_MANAGER.format(name=user.username, corpus=corpus.name), field="roles")
 
 
-def _other_corpora_not_managed(user: AbstractBaseUser, actor: AbstractBaseUser | None) -> list[str]:
-    """Names of the corpora ``user`` belongs to that ``actor`` does not manage."""
-    corpora = Corpus.objects.filter(memberships__user=user).distinct()
+def _corpora_not_managed(users: list[AbstractBaseUser], actor: AbstractBaseUser | None) -> dict[int, list[str]]:
+    """For each of ``users`` who belongs to a corpus that ``actor`` does not manage, the
+    names of those corpora (one query for all of them)."""
     if actor is None or actor.is_superuser:
-        return []
-    return sorted(corpora.exclude(pk__in=policy.managed_corpora(actor)).values_list("name", flat=True))
+        return {}
+    rows = (
+        CorpusMembership.objects.filter(user__in=[user.pk for user in users])
+        .exclude(corpus__in=policy.managed_corpora(actor))
+        .values_list("user_id", "corpus__name")
+    )
+    names: dict[int, set[str]] = {}
+    for user_id, name in rows:
+        names.setdefault(user_id, set()).add(name)
+    return {user_id: sorted(corpora) for user_id, corpora in names.items()}
 
 
 def set_password_path(user: AbstractBaseUser) -> str:
@@ -190,8 +198,9 @@ def activate_accounts(
                 f"{', '.join(outsiders)} is not a member of corpus {corpus.name}: add them before activating.",
                 field="users",
             )
+    not_managed = _corpora_not_managed(chosen, actor)
     for user in chosen:
-        elsewhere = _other_corpora_not_managed(user, actor)
+        elsewhere = not_managed.get(user.pk)
         if elsewhere:
             raise DomainError(
                 f"{user.username} also belongs to {', '.join(elsewhere)}, which you do not manage: "
@@ -283,7 +292,7 @@ def deactivate_account(corpus: Corpus, user: AbstractBaseUser, *, actor: Abstrac
         raise DomainError("You cannot deactivate your own account.", field="user")
     if user.is_superuser and not (actor is None or actor.is_superuser):
         raise DomainError(f"{user.username} is a site administrator: only another administrator may deactivate them.")
-    elsewhere = _other_corpora_not_managed(user, actor)
+    elsewhere = _corpora_not_managed([user], actor).get(user.pk)
     if elsewhere:
         raise DomainError(
             f"{user.username} also works on {', '.join(elsewhere)}, which you do not manage: "

@@ -3,6 +3,8 @@ deactivation."""
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
@@ -154,6 +156,23 @@ def test_activate_refuses_a_non_member_and_an_account_of_a_corpus_the_actor_does
         team.activate_accounts(corpus, [shared], actor=people["manager"])
     shared.refresh_from_db()
     assert not shared.is_active
+
+
+def _queries_to_activate_all(corpus, manager, count: int, prefix: str) -> int:
+    for index in range(count):
+        user = make_user(f"{prefix}{index}", active=False)
+        CorpusMembership.objects.create(corpus=corpus, user=user, role=Role.ANNOTATOR)
+    with CaptureQueriesContext(connection) as queries:
+        assert len(team.activate_accounts(corpus, None, actor=manager)) == count
+    return len(queries)
+
+
+def test_activating_more_accounts_costs_only_their_own_writes(corpus, people):
+    # The checks (membership, the corpora the manager does not manage) are one query each
+    # for all the accounts; each account adds only its save and its audit event.
+    two = _queries_to_activate_all(corpus, people["manager"], 2, "first")
+    five = _queries_to_activate_all(corpus, people["manager"], 5, "second")
+    assert five - two == 3 * 2
 
 
 # --- Roles and the last-manager rule ------------------------------------------------------
