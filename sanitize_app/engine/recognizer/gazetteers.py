@@ -27,6 +27,8 @@ class Gazetteers:
     org_keywords: frozenset[str]
     boilerplate: frozenset[str]
     cities: frozenset[str]
+    law_heads: frozenset[str]
+    institution_heads: frozenset[str]
 
     # Which TAB type each list proposes (and whether case matters when matching).
     LISTS = (

@@ -4,12 +4,12 @@ The name-shape rules see any capitalised phrase inside a sentence as a person's 
 and a statistical NER sometimes agrees, so "Housing Act", "Turkish Criminal Code" or
 "Traffic Ordinance" came out as PERSON. A title-cased phrase whose head word (the last
 word before "of", "for", "on", "in": "**Code** of Criminal Procedure") or last word
-names a legal instrument or an institution is typed as the TAB annotators type it in
-the real files (../shared/tab): laws, codes, conventions and rules are MISC ("Army Act
-1955", "Article 146 § 1 of the Criminal Code", "Traffic Ordinance of 1972"), courts,
-tribunals and commissions are ORG ("Court of Appeal", "Employment Tribunal",
-"European Commission of Human Rights"), and a post "in Law" is the holder's
-occupation, DEM ("Lecturer in Law").
+names a legal instrument or an institution (the ``law_heads`` and ``institution_heads``
+gazetteers) is typed as the TAB annotators type it in the real files (../shared/tab):
+laws, codes, conventions and rules are MISC ("Army Act 1955", "Article 146 § 1 of the
+Criminal Code", "Traffic Ordinance of 1972"), courts, tribunals and commissions are ORG
+("Court of Appeal", "Employment Tribunal", "European Commission of Human Rights"), and a
+post "in Law" is the holder's occupation, DEM ("Lecturer in Law").
 
 Applied once, where the candidates of all sources are merged (``tab_resolver``), to
 PERSON and LOC candidates, and to ORG candidates headed by a law word ("Land
@@ -25,39 +25,6 @@ from .candidates import Candidate
 from .gazetteers import Gazetteers
 from .names import TITLES
 
-LAW_HEADS = frozenset(
-    {
-        "Code",
-        "Codes",
-        "Act",
-        "Acts",
-        "Law",
-        "Laws",
-        "Convention",
-        "Conventions",
-        "Constitution",
-        "Charter",
-        "Protocol",
-        "Protocols",
-        "Regulation",
-        "Regulations",
-        "Directive",
-        "Directives",
-        "Decree",
-        "Decrees",
-        "Ordinance",
-        "Ordinances",
-        "Rule",
-        "Rules",
-        "Article",
-        "Articles",
-        "Statute",
-        "Statutes",
-        "Treaty",
-        "Procedure",
-    }
-)
-INSTITUTION_HEADS = frozenset({"Court", "Courts", "Tribunal", "Tribunals", "Commission", "Commissions"})
 # Sources that name a person for certain: the protected person's forms, a title, the
 # names found after a title elsewhere.
 _PERSON_SOURCES = ("person", "title", "shape:name")
@@ -85,12 +52,13 @@ def legal_type(phrase: str, gazetteers: Gazetteers) -> str | None:
     names = [word for word in words[:cut] if not _NUMBER.match(word)]
     head = names[-1] if names else ""
     last = next((word for word in reversed(words) if not _NUMBER.match(word)), "")
-    if cut < len(words) and words[0].lower() in gazetteers.occupations and last in LAW_HEADS | INSTITUTION_HEADS:
+    legal_head = last in gazetteers.law_heads or last in gazetteers.institution_heads
+    if cut < len(words) and words[0].lower() in gazetteers.occupations and legal_head:
         return "DEM"
     for word in (head, last):
-        if word in LAW_HEADS:
+        if word in gazetteers.law_heads:
             return "MISC"
-        if word in INSTITUTION_HEADS:
+        if word in gazetteers.institution_heads:
             return "ORG"
     return None
 
