@@ -55,16 +55,14 @@ def can_create_corpus(user: User) -> bool:
     return not _anonymous(user) and user.has_perm("annotation.add_corpus")
 
 
-def _manages_layer(user: User) -> Exists:
-    """For a layer query: the user manages the layer's corpus."""
-    return Exists(
-        CorpusMembership.objects.filter(corpus_id=OuterRef("document__corpus_id"), user=user, role=Role.MANAGER)
-    )
-
-
 def _member_as(user: User, role: str) -> Exists:
     """For a layer query: the user holds ``role`` in the layer's corpus."""
     return Exists(CorpusMembership.objects.filter(corpus_id=OuterRef("document__corpus_id"), user=user, role=role))
+
+
+def _manages_layer(user: User) -> Exists:
+    """For a layer query: the user manages the layer's corpus."""
+    return _member_as(user, Role.MANAGER)
 
 
 def _owns_layer(user: User) -> Q:
