@@ -19,12 +19,17 @@ class Text:
         self.text = text
 
 
+def render_line(text, mentions, index=0):
+    """``text`` rendered as the one block (line) ``index`` of a document."""
+    return render_block(Text(text), Block(index, 0, len(text)), mentions)
+
+
 def test_a_nested_pair_is_an_outer_mark_around_the_inner_mark_with_both_tags():
     # 001-99929, annotator2: "53(1)" (QUASI) holds "1" (NO_MASK, the entity of "Article 1").
     text = "section 53(1) of"
     outer = mention(66, 43, 8, 13, "53(1)", identifier_type="QUASI")
     inner = mention(67, 19, 11, 12, "1")
-    html = render_block(Text(text), Block(0, 0, len(text)), [outer, inner])
+    html = render_line(text, [outer, inner])
     assert html == (
         '<p class="blk" id="b0"><span data-o="0">section </span>'
         '<mark class="m t-CODE d-QUASI o-manual nest" data-m="66" data-e="43" data-tag="CODE·Q"'
@@ -41,7 +46,7 @@ def test_identical_spans_are_two_marks_one_inside_the_other():
     text = "m 13,208 sq. m,"
     first = mention(146, 78, 2, 14, "13,208 sq. m", "QUANTITY", "QUASI", "preannotation")
     second = mention(147, 78, 2, 14, "13,208 sq. m", "QUANTITY", "QUASI", "preannotation")
-    html = render_block(Text(text), Block(0, 0, len(text)), [first, second])
+    html = render_line(text, [first, second])
     assert html == (
         '<p class="blk" id="b0"><span data-o="0">m </span>'
         '<mark class="m t-QUANTITY d-QUASI o-preannotation nest" data-m="146" data-e="78" data-tag="QTY·Q"'
@@ -54,7 +59,7 @@ def test_identical_spans_are_two_marks_one_inside_the_other():
 
 def test_a_mention_alone_stays_one_mark_holding_its_text_and_offset():
     text = "Mr Polat 👨 left"
-    html = render_block(Text(text), Block(3, 0, len(text)), [mention(1, 2, 3, 8, "Polat", "PERSON", None)])
+    html = render_line(text, [mention(1, 2, 3, 8, "Polat", "PERSON", None)], index=3)
     assert html == (
         '<p class="blk" id="b3"><span data-o="0">Mr </span>'
         '<mark class="m t-PERSON d-UNDECIDED o-manual" data-o="3" data-m="1" data-e="2" data-tag="PER·?"'
