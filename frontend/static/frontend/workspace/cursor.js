@@ -12,7 +12,7 @@
  * selection, which mouse handlers read): absolutely placed in page coordinates, they
  * scroll with the page and are redrawn after a swap or a resize.
  */
-import { codePoints } from "./offsets.js";
+import { codePoints, runOf } from "./offsets.js";
 
 const TOKEN = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}\p{N}]+)*|[^\s\p{L}\p{M}\p{N}]/gu;
 
@@ -23,8 +23,8 @@ function linesOf(root) {
   let previous = null;
   let previousEnd = 0;
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const run = node.parentElement && node.parentElement.closest("[data-o]");
-    if (!run || !root.contains(run) || !node.data) continue;
+    const run = runOf(root, node);
+    if (!run || !node.data) continue;
     // A run holds its text only; a second text node of the same run continues the first.
     const start = previous && run.contains(previous) ? previousEnd : Number(run.dataset.o);
     const line = run.closest(".blk, p") || root;

@@ -12,6 +12,12 @@ export function codePoints(text) {
   return count;
 }
 
+/** The run (the element carrying data-o) that holds ``textNode`` inside ``root``, or null. */
+export function runOf(root, textNode) {
+  const run = textNode.parentElement && textNode.parentElement.closest("[data-o]");
+  return run && root.contains(run) ? run : null;
+}
+
 export function runs(root) {
   return Array.from(root.querySelectorAll("[data-o]"));
 }
@@ -19,8 +25,8 @@ export function runs(root) {
 /** The code-point offset of a selection boundary (container, offset) inside ``root``. */
 export function offsetAt(root, container, offset, isEnd) {
   if (container.nodeType === Node.TEXT_NODE) {
-    const run = container.parentElement && container.parentElement.closest("[data-o]");
-    if (run && root.contains(run)) return Number(run.dataset.o) + codePoints(container.data.slice(0, offset));
+    const run = runOf(root, container);
+    if (run) return Number(run.dataset.o) + codePoints(container.data.slice(0, offset));
   }
   // A boundary between elements: the first run after it (start) or the last before it (end).
   const point = document.createRange();
