@@ -3,8 +3,7 @@ version the page showed, the annotator is told so (their work was not touched) r
 than that "someone else" changed it."""
 
 from annotation.models import AuditEvent
-
-ENGINE_REFRESH = "preannotation.apply"
+from annotation.services.notifications import ENGINE_REFRESH
 
 
 def only_engine_changed(layer_id: int, seen: int, current: int) -> bool:
