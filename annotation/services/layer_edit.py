@@ -37,10 +37,12 @@ def layer_edit(
     layer on), the layer's status must allow ``actor`` to change its annotations."""
     with transaction.atomic():
         locked = AnnotationLayer.objects.select_for_update().get(pk=layer.pk)
-        # A layer's document (its text is frozen once layers exist) and annotator never
-        # change: reuse the caller's objects rather than reading them again under the lock.
+        # A layer's document never changes (its text is frozen once layers exist): reuse the
+        # caller's object rather than reading it again under the lock. Its annotator may
+        # (a hand-over), so the caller's is reused only while it is still the locked row's.
         locked.document = layer.document
-        locked.annotator = layer.annotator
+        if locked.annotator_id == layer.annotator_id:
+            locked.annotator = layer.annotator
         if expected_version is not None and locked.version != expected_version:
             raise StaleLayerVersion(locked.pk, expected_version, locked.version)
         if not status_change:

@@ -105,7 +105,9 @@ def hand_over_layer(
     try:
         with layer_edit(layer, actor=actor, by_person=False, status_change=True) as editing:
             _refuse_unless_open(editing, "handed over")
-            former = layer.annotator
+            former = editing.annotator  # as locked: a hand-over made meanwhile is seen
+            if former.pk == new_annotator.pk:
+                raise DomainError(f"{new_annotator.username} already holds layer {editing}.", field="annotator")
             editing.annotator = new_annotator
             editing.save(update_fields=["annotator"])
             record_event(

@@ -146,3 +146,18 @@ def test_hand_over_refuses_who_cannot_take_the_layer(assigned, people, corpus):
             reassignment.hand_over_layer(layer, user, actor=people["manager"])
     layer.refresh_from_db()
     assert layer.annotator == people["ann"]
+
+
+def test_a_hand_over_from_a_stale_page_records_who_held_the_layer_then(assigned, people, corpus):
+    """Two managers hand the same layer over: the second one's copy still says ann holds
+    it, but the audit trail names bob, who held it when the second hand-over ran."""
+    stale = AnnotationLayer.objects.select_related("document__corpus", "annotator").get(pk=assigned.pk)
+    reassignment.hand_over_layer(assigned, people["bob"], actor=people["manager"])
+    carl = make_user("carl_annotator")
+    CorpusMembership.objects.create(corpus=corpus, user=carl, role=Role.ANNOTATOR)
+    reassignment.hand_over_layer(stale, carl, actor=people["manager"])
+    events = AuditEvent.objects.filter(action="layer.handover").order_by("id")
+    assert [event.changes for event in events] == [
+        {"from": "ann_annotator", "to": "bob_annotator"},
+        {"from": "bob_annotator", "to": "carl_annotator"},
+    ]
