@@ -213,3 +213,18 @@ def tab_mention(
         "entity_id": f"{doc_id}_{layer}_e{number}",
         "confidential_status": "NOT_CONFIDENTIAL",
     }
+
+
+@pytest.fixture
+def desk(corpus, people):
+    """Five documents (d1..d5) and three active annotators (ann, bob, cleo), in that
+    order: the assignment tests' corpus."""
+    from annotation.models import Document
+
+    cleo = make_user("cleo_annotator")
+    CorpusMembership.objects.create(corpus=corpus, user=cleo, role=Role.ANNOTATOR)
+    docs = [
+        Document.objects.create(corpus=corpus, doc_id=f"d{i}", text=f"Mr Smith {i} lives in Oslo.", position=i)
+        for i in range(1, 6)
+    ]
+    return {**people, "corpus": corpus, "cleo": cleo, "docs": docs, "annotators": [people["ann"], people["bob"], cleo]}

@@ -8,22 +8,10 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from annotation.enums import LayerStatus, Role
-from annotation.models import AnnotationLayer, CorpusMembership, Document
+from annotation.models import AnnotationLayer, CorpusMembership
 from annotation.services.layers import assign_layer
 from annotation.services.mentions import create_mention
 from tests.conftest import make_user
-
-
-@pytest.fixture
-def desk(corpus, people):
-    """Five documents and three active annotators: ann, bob, cleo."""
-    cleo = make_user("cleo_annotator")
-    CorpusMembership.objects.create(corpus=corpus, user=cleo, role=Role.ANNOTATOR)
-    docs = [
-        Document.objects.create(corpus=corpus, doc_id=f"d{i}", text=f"Mr Smith {i} lives in Oslo.", position=i)
-        for i in range(1, 6)
-    ]
-    return {**people, "corpus": corpus, "cleo": cleo, "docs": docs}
 
 
 def url(corpus, tail: str = "") -> str:

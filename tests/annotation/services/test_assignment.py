@@ -20,15 +20,8 @@ from tests.conftest import make_user
 
 
 @pytest.fixture
-def team(corpus, people):
-    """Five documents and three active annotators (ann, bob, cleo), in that order."""
-    cleo = make_user("cleo_annotator")
-    CorpusMembership.objects.create(corpus=corpus, user=cleo, role=Role.ANNOTATOR)
-    docs = [
-        Document.objects.create(corpus=corpus, doc_id=f"d{i}", text=f"Mr Smith {i} lives in Oslo.", position=i)
-        for i in range(1, 6)
-    ]
-    return {**people, "cleo": cleo, "docs": docs, "annotators": [people["ann"], people["bob"], cleo]}
+def team(desk):
+    return desk
 
 
 def ids(objects) -> list[int]:
