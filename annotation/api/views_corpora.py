@@ -165,15 +165,8 @@ class MembershipViewSet(
         serializer.instance = corpus_services.add_member(corpus, data["user"], data["role"], actor=self.request.user)
 
     def perform_destroy(self, instance):
-        """Taking one role away follows the team rules: the last manager keeps theirs, and
-        losing the last role removes the member (their open reviews and pairs end)."""
-        remaining = set(
-            CorpusMembership.objects.filter(corpus=instance.corpus, user=instance.user).values_list("role", flat=True)
-        ) - {instance.role}
-        if remaining:
-            team.set_roles(instance.corpus, instance.user, sorted(remaining), actor=self.request.user)
-        else:
-            team.remove_member(instance.corpus, instance.user, actor=self.request.user)
+        """Taking one role away follows the team rules (``team.remove_role``)."""
+        team.remove_role(instance.corpus, instance.user, instance.role, actor=self.request.user)
 
 
 class DocumentViewSet(viewsets.ReadOnlyModelViewSet):

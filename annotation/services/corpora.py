@@ -42,12 +42,6 @@ def add_member(
     return membership
 
 
-def remove_member(membership: CorpusMembership, *, actor: AbstractBaseUser | None) -> None:
-    corpus, target = membership.corpus, f"{membership.user.username} as {membership.role}"
-    membership.delete()
-    record_event("membership.remove", actor=actor, corpus=corpus, target=target)
-
-
 def update_corpus(corpus: Corpus, *, actor: AbstractBaseUser | None, **values) -> Corpus:
     """Change a corpus's name, description, guidelines version or mask style (masked
     review documents follow the new style the next time they are shown)."""

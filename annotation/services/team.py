@@ -34,6 +34,7 @@ from .. import permissions as policy
 from ..enums import LayerStatus, Role
 from ..models import Corpus, CorpusMembership, ReviewAssignment, ReviewPair
 from ..selectors import MemberRow, members_overview, natural_key
+from . import corpora
 from .audit import record_event
 from .errors import DomainError
 
@@ -46,6 +47,7 @@ __all__ = [
     "deactivate_account",
     "members_overview",
     "remove_member",
+    "remove_role",
     "set_password_path",
     "set_roles",
 ]
@@ -129,9 +131,7 @@ def add_member(corpus: Corpus, user: AbstractBaseUser, roles: Iterable[str], *, 
     adding the same roles again changes nothing)."""
     _require_manager(corpus, actor)
     for role in _checked_roles(roles):
-        _, created = CorpusMembership.objects.get_or_create(corpus=corpus, user=user, role=role)
-        if created:
-            record_event("membership.add", actor=actor, corpus=corpus, target=f"{user.username} as {role}")
+        corpora.add_member(corpus, user, role, actor=actor)
 
 
 @transaction.atomic
@@ -279,6 +279,16 @@ def remove_member(corpus: Corpus, user: AbstractBaseUser, *, actor: AbstractBase
     ended = _end_reviews(corpus, user, reviews=True, pairs=True)
     changes = {"roles": roles, **ended}
     record_event("membership.remove", actor=actor, corpus=corpus, target=user.username, changes=changes)
+
+
+def remove_role(corpus: Corpus, user: AbstractBaseUser, role: str, *, actor: AbstractBaseUser | None) -> None:
+    """Take one role away, under the same rules: the last manager keeps theirs, and
+    losing the last role removes the member (their open reviews and pairs end)."""
+    remaining = set(CorpusMembership.objects.filter(corpus=corpus, user=user).values_list("role", flat=True)) - {role}
+    if remaining:
+        set_roles(corpus, user, sorted(remaining), actor=actor)
+    else:
+        remove_member(corpus, user, actor=actor)
 
 
 @transaction.atomic
