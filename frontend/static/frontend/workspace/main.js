@@ -46,7 +46,7 @@ function start(ws) {
   const merge = new MergeMode(ws, entityName);
   // current_entity: the entity whose panel is shown, for the server to redraw it.
   const writes = new WriteQueue(ws, () => ({ layer_version: version(), current_entity: current.shownEntity() }));
-  writes.coverForms("#dialog");
+  writes.coverForms();
 
   function entityName(entity) {
     const row = $(`#ent-${entity} .ent-text`);

@@ -126,17 +126,14 @@ export class WriteQueue {
   }
 
   /** The page's other writes (htmx forms: a review note, a sign-off, Confirm) wait until
-   * the queued writes are answered, so they carry the version that follows them; forms in
-   * ``dialog`` (Confirm) get that version added, as every write of the page carries it. */
-  coverForms(dialog) {
+   * the queued writes are answered, so they carry the version that follows them. Confirm
+   * keeps the version its dialog was drawn for (a hidden field): its checks are those of
+   * that version, and a later one is refused as stale and checked again. */
+  coverForms() {
     document.body.addEventListener("htmx:confirm", (event) => {
       if (!this.busy || event.detail.elt === this.source || event.detail.verb === "get") return;
       event.preventDefault();
       this.idle().then(() => event.detail.issueRequest(true));
-    });
-    document.body.addEventListener("htmx:configRequest", (event) => {
-      const inside = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest(dialog);
-      if (inside && event.detail.verb === "post") event.detail.parameters.layer_version = this.context().layer_version;
     });
   }
 
