@@ -16,12 +16,12 @@ from annotation.models import AnnotationLayer, Entity, Mention
 from annotation.services import coreference, decisions, mentions, occurrences, undo
 from annotation.services.errors import DomainError, StaleLayerVersion
 from annotation.services.layer_states import READ_MASKED_FIRST, unread_review
+from annotation.services.notifications import only_engine_changed
 
 from .html import render_blocks, render_entity_list, render_progress, render_status
 from .model import LayerView
 from .panel import entity_panel_context
 from .review_panel import review_panel_context
-from .stale import only_engine_changed
 from .updates import full_refresh, message_only, workspace_update
 
 MISSING_VERSION = (
