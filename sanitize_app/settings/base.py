@@ -121,6 +121,9 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "annotation.api.exceptions.domain_exception_handler",
 }
+# The OpenAPI schema and its documentation pages are for logged-in users unless this is
+# set (a public API description tells an attacker every endpoint and field).
+SANITIZE_API_DOCS_PUBLIC = env_bool("SANITIZE_API_DOCS_PUBLIC", False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Sanitize: TAB annotation workbench API",
     "DESCRIPTION": (
