@@ -50,7 +50,7 @@ def stacked_bar_chart(
     height = legend_height + ROW_HEIGHT * len(rows) + 4
     parts = [
         f'<svg class="chart" role="img" aria-label="{escape(title)}" viewBox="0 0 {width} {height}" '
-        f'width="100%" style="max-width:{width}px" xmlns="http://www.w3.org/2000/svg">',
+        f'width="{width}" xmlns="http://www.w3.org/2000/svg">',
         f"<title>{escape(title)}</title>",
     ]
     if legend:

@@ -12,7 +12,8 @@ CSV_TABLES = ("coefficients", "confusion", "identifiers")
 
 
 def _heatmap(report) -> list[dict]:
-    """Rows of the entity-type confusion with each cell's share of its row (for colour)."""
+    """Rows of the entity-type confusion with each cell's share of its row, and that share
+    in tenths (0–10), the colour level (a CSS class: no inline style under the CSP)."""
     rows = []
     for first in report.types:
         counts = [report.confusion.get((first, second), 0) for second in report.types]
@@ -21,7 +22,7 @@ def _heatmap(report) -> list[dict]:
             {
                 "type": first,
                 "cells": [
-                    {"count": count, "share": round(count / total, 3), "alpha": round(0.08 + 0.8 * count / total, 3)}
+                    {"count": count, "share": round(count / total, 3), "level": round(10 * count / total)}
                     for count in counts
                 ],
             }

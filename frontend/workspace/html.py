@@ -140,7 +140,7 @@ def render_progress(view: LayerView, *, oob: bool = False) -> str:
     swap = ' hx-swap-oob="true"' if oob else ""
     return (
         f'<span id="progress" class="progress"{swap} title="entities with a masking decision">'
-        f'<span class="bar" aria-hidden="true"><span style="width:{percent}%"></span></span>'
+        f'<progress class="bar" max="100" value="{percent}" aria-hidden="true"></progress>'
         f"{done} / {total} decided</span>"
     )
 

@@ -6,6 +6,8 @@ from pathlib import Path
 import dj_database_url
 
 from .env import env_bool, env_int, env_list, env_str
+from .security import *  # noqa: F401,F403  (login and API throttling, Content-Security-Policy)
+from .security import api_throttling
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("SANITIZE_VAR_DIR", str(BASE_DIR / "var")))
@@ -21,14 +23,18 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
+    "csp",
     "rest_framework",
     "rest_framework.authtoken",
     "django_filters",
+    # frontend before drf_spectacular: its drf_spectacular/swagger_ui.html (the docs page
+    # without an inline <style>, for the Content-Security-Policy) wins over the package's.
+    "frontend",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
     "annotation",
-    "frontend",
 ]
 
 MIDDLEWARE = [
@@ -39,7 +45,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lock-out page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "sanitize_app.urls"
@@ -78,6 +87,11 @@ def database_config(default_url: str) -> dict:
     return config
 
 
+# django-axes first: it refuses a locked-out (username, IP) before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -120,6 +134,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "annotation.api.exceptions.domain_exception_handler",
+    **api_throttling,
 }
 # The OpenAPI schema and its documentation pages are for logged-in users unless this is
 # set (a public API description tells an attacker every endpoint and field).

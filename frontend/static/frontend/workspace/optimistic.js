@@ -54,8 +54,8 @@ export function recount() {
   if (!progress) return;
   const rows = document.querySelectorAll("#entity-list > li[data-e]");
   const done = Array.from(rows).filter((row) => !row.classList.contains("undecided")).length;
-  const bar = progress.querySelector(".bar span");
-  if (bar) bar.style.width = `${rows.length ? Math.round((100 * done) / rows.length) : 0}%`;
+  const bar = progress.querySelector("progress.bar");
+  if (bar) bar.value = rows.length ? Math.round((100 * done) / rows.length) : 0;
   const label = Array.from(progress.childNodes).find((node) => node.nodeType === Node.TEXT_NODE);
   const text = `${done} / ${rows.length} decided`;
   if (label) label.data = text;
