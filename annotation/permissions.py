@@ -19,6 +19,8 @@ The API, the HTML views and the exporters scope their querysets with these funct
 an object outside the scope is answered with 404, so its existence is not revealed.
 """
 
+from dataclasses import dataclass
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
@@ -117,27 +119,72 @@ def editable_layers(user: User) -> QuerySet[AnnotationLayer]:
     return writable.filter(_owns_layer(user) | reviewing | Q(_manages_layer(user)))
 
 
+@dataclass(frozen=True)
+class LayerAccess:
+    """What one user may do with one layer: the rules of ``visible_layers``,
+    ``readable_layers`` and ``editable_layers`` answered for a single layer."""
+
+    visible: bool = False
+    readable: bool = False
+    editable: bool = False
+
+
+NO_ACCESS = LayerAccess()
+
+
+def layer_access(user: User, layer: AnnotationLayer) -> LayerAccess:
+    """The access of ``user`` to ``layer``, in one or two small queries.
+
+    Every annotation request asks this for the layer it touches; building the layer
+    querysets above costs more Python than the queries themselves, so the same rules are
+    evaluated here on the user's roles in the corpus and their review assignment (a test
+    checks both forms against each other on every combination)."""
+    if _anonymous(user):
+        return NO_ACCESS
+    writable = layer.status in WRITABLE_STATUSES
+    if user.is_superuser:
+        return LayerAccess(visible=True, readable=True, editable=writable)
+    # The corpus through the document when it is at hand, else in the same query.
+    if AnnotationLayer.document.is_cached(layer):
+        in_corpus = {"corpus_id": layer.document.corpus_id}
+    else:
+        in_corpus = {"corpus__documents": layer.document_id}
+    roles = set(CorpusMembership.objects.filter(user=user, **in_corpus).values_list("role", flat=True))
+    if Role.MANAGER in roles or (layer.annotator_id == user.pk and Role.ANNOTATOR in roles):
+        return LayerAccess(visible=True, readable=True, editable=writable)
+    if Role.REVIEWER not in roles:
+        return NO_ACCESS
+    assignment = ReviewAssignment.objects.filter(layer=layer, reviewer=user).values_list("masked_read_at").first()
+    if assignment is None:
+        return NO_ACCESS
+    has_read = assignment[0] is not None
+    return LayerAccess(
+        visible=True, readable=has_read, editable=has_read and writable and layer.status == LayerStatus.UNDER_REVIEW
+    )
+
+
 def can_edit_layer(user: User, layer: AnnotationLayer) -> bool:
-    return editable_layers(user).filter(pk=layer.pk).exists()
+    return layer_access(user, layer).editable
 
 
-def write_refusal(user: User, layer: AnnotationLayer) -> str | None:
+def write_refusal(user: User, layer: AnnotationLayer, access: LayerAccess | None = None) -> str | None:
     """Why ``user`` may not change ``layer``'s annotations now (None: they may). The
-    status and review-order reasons come first: they tell the user what to do."""
-    if can_edit_layer(user, layer):
+    status and review-order reasons come first: they tell the user what to do.
+    ``access``: the user's access to the layer when the caller has it already."""
+    access = access or layer_access(user, layer)
+    if access.editable:
         return None
     try:
         refuse_write(layer, user)
     except LayerLocked as locked:
-        # Its author, a paired reviewer or a manager is told why (one query for the last
-        # two: ``visible_layers`` holds exactly the layers they review or manage).
-        if layer.annotator_id == getattr(user, "pk", None) or visible_layers(user).filter(pk=layer.pk).exists():
+        # Its author, a paired reviewer or a manager is told why.
+        if layer.annotator_id == getattr(user, "pk", None) or access.visible:
             return locked.message
     return "You may read this layer but not change it."
 
 
 def with_edit_right(user: User, layers: QuerySet[AnnotationLayer]) -> QuerySet[AnnotationLayer]:
-    """Annotate ``user_can_edit`` on each layer: the same rule as ``can_edit_layer``,
+    """Annotate ``user_can_edit`` on each layer: the same rule as ``layer_access(...).editable``,
     answered in the query that loads the layers."""
     return layers.annotate(user_can_edit=Exists(editable_layers(user).filter(pk=OuterRef("pk"))))
 

@@ -38,10 +38,17 @@ def request_masked_review(layer: AnnotationLayer) -> None:
         transaction.on_commit(lambda: render_masked_review.delay(layer_id))
 
 
-def rerender_after_change(sender, layer: AnnotationLayer, **kwargs) -> None:
+def rerender_after_change(sender, layer: AnnotationLayer, status_change: bool = False, **kwargs) -> None:
     """Receiver of ``layer_changed``: a confirmed (or reviewed) layer that changes gets
-    its masked review rendered again; open layers have none to keep current."""
-    if layer.status in masked_review.FINISHED:
+    its masked review rendered again; open layers have none to keep current.
+
+    Embedded (no worker), enqueueing means rendering inside the request. That is wanted
+    on confirmation (its author is sent to the masked document next) but not on every
+    correction under review: there the masked page renders it when it is next opened
+    (``frontend.workspace.confirm_views.current_masked_review``)."""
+    if layer.status not in masked_review.FINISHED:
+        return
+    if status_change or not celery_app.conf.task_always_eager:
         request_masked_review(layer)
 
 

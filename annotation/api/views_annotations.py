@@ -137,16 +137,35 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         data = EntitySerializer(self.get_queryset().get(pk=entity.pk)).data
         return Response({**data, "layer_version": _version_of(entity.layer_id)}, status=code)
 
+    def _entity_to_decide(self, pk) -> Entity:
+        """The entity with its layer, document and corpus, if the user may change it:
+        the busiest write of the API, so its access is decided for the one layer
+        (``permissions.layer_access``) rather than by scoping a queryset."""
+        entity = None
+        if str(pk).isdigit():
+            related = Entity.objects.select_related("layer__document__corpus", "layer__annotator")
+            entity = related.filter(pk=int(pk)).first()
+        access = policy.layer_access(self.request.user, entity.layer) if entity else policy.NO_ACCESS
+        if not access.visible:
+            raise NotFound(f"Entity {pk} not found.")
+        refusal = policy.write_refusal(self.request.user, entity.layer, access)
+        if refusal:
+            raise PermissionDenied(refusal)
+        return entity
+
     @extend_schema(request=EntityDecisionSerializer, responses={200: EntitySerializer})
     def partial_update(self, request, pk=None):
         """Set DIRECT / QUASI / NO_MASK and/or the confidential status on every mention."""
-        entity = self.get_object()
+        entity = self._entity_to_decide(pk)
         command = EntityDecisionSerializer(data=request.data)
         command.is_valid(raise_exception=True)
         data = dict(command.validated_data)
         version = data.pop("layer_version")
         decisions.set_entity_decision(entity, actor=request.user, expected_version=version, **data)
-        return self._respond(entity)
+        # The permission was checked above; the summary is read for this entity alone, and
+        # the version is the one the service left on the layer object.
+        summary = with_entity_summary(Entity.objects.filter(pk=entity.pk).select_related("layer")).get()
+        return Response({**EntitySerializer(summary).data, "layer_version": entity.layer.version})
 
     @extend_schema(request=EntityMergeSerializer, responses={200: EntitySerializer})
     @action(detail=True, methods=["post"])

@@ -59,7 +59,7 @@ def layer_edit(
     layer.version = locked.version
     layer.status = locked.status
     layer.next_serial = locked.next_serial
-    layer_changed.send(sender=AnnotationLayer, layer=locked)
+    layer_changed.send(sender=AnnotationLayer, layer=locked, status_change=status_change)
 
 
 def allocate_tab_id(layer: AnnotationLayer, kind: str, taken: set[str] | None = None) -> str:

@@ -111,6 +111,10 @@ def current_masked_review(layer) -> MaskedReview | None:
         return review
     if layer.status not in (LayerStatus.ASSIGNED, LayerStatus.IN_PROGRESS):
         request_masked_review(layer)
+        # Embedded, the task ran just now: show its rendering rather than "preparing".
+        review = MaskedReview.objects.filter(layer=layer).first()
+        if is_current(layer, review):
+            return review
     return None
 
 

@@ -39,8 +39,13 @@ ENGINE_REFRESHED = (
 
 def visible_layer(request: HttpRequest, pk: int) -> AnnotationLayer:
     """The layer if the user may see it (else 404), with ``user_can_edit`` set."""
-    layers = policy.visible_layers(request.user).select_related("document__corpus", "annotator")
-    return get_object_or_404(policy.with_edit_right(request.user, layers), pk=pk)
+    layer = AnnotationLayer.objects.select_related("document__corpus", "annotator").filter(pk=pk).first()
+    access = policy.layer_access(request.user, layer) if layer is not None else policy.NO_ACCESS
+    if not access.visible:
+        raise Http404("No such layer.")
+    layer.user_can_edit = access.editable
+    layer.access = access  # write refusals reuse it
+    return layer
 
 
 def can_reopen(request: HttpRequest, layer: AnnotationLayer) -> bool:
@@ -65,7 +70,7 @@ def workspace_action(handler: Callable) -> Callable:
     def action(request: HttpRequest, pk: int, **kwargs) -> HttpResponse:
         layer = visible_layer(request, pk)
         if not layer.user_can_edit:
-            return message_only(layer, policy.write_refusal(request.user, layer), status=403)
+            return message_only(layer, policy.write_refusal(request.user, layer, layer.access), status=403)
         version = _int(request, "layer_version")
         if version is None:
             return message_only(layer, MISSING_VERSION, status=400)
@@ -97,7 +102,7 @@ def workspace(request: HttpRequest, pk: int) -> HttpResponse:
             "layer": layer,
             "document": layer.document,
             "editable": layer.user_can_edit,
-            "lock_reason": None if layer.user_can_edit else policy.write_refusal(request.user, layer),
+            "lock_reason": None if layer.user_can_edit else policy.write_refusal(request.user, layer, layer.access),
             "can_reopen": can_reopen(request, layer),
             "text_html": render_blocks(view),
             "entity_list_html": render_entity_list(view),
