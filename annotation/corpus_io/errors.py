@@ -1,7 +1,19 @@
 """Import errors that say where the problem is: file position, document, annotator,
 mention and field."""
 
+import reprlib
 from dataclasses import dataclass
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+_SHORT.maxlist = _SHORT.maxdict = _SHORT.maxtuple = _SHORT.maxset = 4
+_SHORT.maxlevel = 2
+
+
+def quote(value) -> str:
+    """A value from the file as a message may show it: its repr, shortened (a value
+    can be megabytes long, deeply nested, or hold markup and control characters)."""
+    return _SHORT.repr(value)
 
 
 @dataclass(frozen=True)

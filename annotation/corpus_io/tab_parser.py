@@ -7,11 +7,16 @@ layer; ``quality_checked`` names annotators of the document. Keys this applicati
 not model are kept verbatim, and optional keys that were absent stay absent on export.
 """
 
+import re
+
+from django.contrib.auth import get_user_model
+
 from sanitize_app.engine import tab_document
 
 from ..enums import ConfidentialStatus, DatasetType, EditType, EntityType, IdentifierType
-from .errors import Problem
+from .errors import Problem, quote
 from .records import DocumentRecord, LayerRecord, MentionRecord
+from .tab_reader import Unreadable
 
 DOCUMENT_KEYS = ("doc_id", "text", "dataset_type", "task", "meta", "quality_checked", "annotations")
 OPTIONAL_DOCUMENT_KEYS = ("dataset_type", "task", "meta", "quality_checked", "annotations")
@@ -37,19 +42,45 @@ OPTIONAL_ENUMS = (
 )
 DATASET_TYPES = frozenset([*DatasetType.values, ""])
 MAX_ID_LENGTH = 200
-MAX_ANNOTATOR_LENGTH = 150
+# Ids appear in URLs, file names and messages: no control characters (tab, newline, ...).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _one_of(value, allowed: frozenset) -> bool:
+    return isinstance(value, str) and value in allowed  # a list or object is not hashable
+
+
 def _id_problem(value, name: str) -> str | None:
     if not isinstance(value, str) or not value:
-        return f"{name} must be a non-empty string, got {value!r}"
+        return f"{name} must be a non-empty string, got {quote(value)}"
     if len(value) > MAX_ID_LENGTH:
         return f"{name} is longer than {MAX_ID_LENGTH} characters"
+    if _CONTROL.search(value):
+        return f"{name} {quote(value)} holds a control character"
     return None
+
+
+def _annotator_problem(name: str) -> str | None:
+    """Annotator names become account names: the same rule as any username (letters,
+    digits and @ . + - _, at most 150 characters), so that a name like
+    ``../../etc/passwd`` or ``<script>`` never becomes an account."""
+    User = get_user_model()
+    max_length = User._meta.get_field(User.USERNAME_FIELD).max_length
+    if not name or len(name) > max_length or not _USERNAME.match(name):
+        return (
+            f"the annotator name {quote(name)} is not a valid account name: 1 to {max_length} letters, "
+            "digits and @ . + - _"
+        )
+    return None
+
+
+# django.contrib.auth.validators.UnicodeUsernameValidator, without building a validator
+# (and its translated message) for each of the layers of a corpus.
+_USERNAME = re.compile(r"[\w.@+-]+\Z")
 
 
 class ProblemList:
@@ -75,12 +106,14 @@ class DocumentParser:
 
     def parse(self, raw: object, index: int) -> tuple[DocumentRecord | None, list[Problem]]:
         """Return the record (None if invalid) and the problems found."""
+        if isinstance(raw, Unreadable):
+            return None, raw.problems
         if not isinstance(raw, dict):
             return None, [
                 Problem(f"is a {type(raw).__name__}, not a JSON object", document=f"#{index + 1} in the file")
             ]
         doc_id = raw.get("doc_id")
-        problem = ProblemList(doc_id if isinstance(doc_id, str) and doc_id else f"#{index + 1} in the file")
+        problem = ProblemList(doc_id if _id_problem(doc_id, "doc_id") is None else f"#{index + 1} in the file")
         self._check_doc_id(doc_id, problem)
         text = raw.get("text")
         if not isinstance(text, str) or not text:
@@ -94,7 +127,9 @@ class DocumentParser:
         quality_checked = header.pop("quality_checked")
         for name in quality_checked:
             if name not in annotations:
-                problem(f"quality_checked names {name!r}, who has no layer in this document", field="quality_checked")
+                problem(
+                    f"quality_checked names {quote(name)}, who has no layer in this document", field="quality_checked"
+                )
         layers = [
             self._parse_layer(name, layer, text, position, name in quality_checked, problem)
             for position, (name, layer) in enumerate(annotations.items())
@@ -117,8 +152,8 @@ class DocumentParser:
     def _parse_header(self, raw: dict, problem) -> dict:
         absent = [key for key in OPTIONAL_DOCUMENT_KEYS if key not in raw]
         dataset_type = raw.get("dataset_type", "")
-        if dataset_type not in DATASET_TYPES:
-            problem(f"dataset_type {dataset_type!r} is not one of train, dev, test", field="dataset_type")
+        if not _one_of(dataset_type, DATASET_TYPES):
+            problem(f"dataset_type {quote(dataset_type)} is not one of train, dev, test", field="dataset_type")
         task = raw.get("task", "")
         if not isinstance(task, str):
             problem("task must be a string", field="task")
@@ -146,8 +181,9 @@ class DocumentParser:
 
     def _parse_layer(self, name: str, layer, text: str, position: int, quality_checked: bool, problem) -> LayerRecord:
         record = LayerRecord(annotator=name, mentions=[], quality_checked=quality_checked, position=position)
-        if not name or len(name) > MAX_ANNOTATOR_LENGTH:
-            problem(f"annotator name must have 1 to {MAX_ANNOTATOR_LENGTH} characters", annotator=name or "''")
+        message = _annotator_problem(name)
+        if message:
+            problem(message, annotator=quote(name))
             return record
         if not isinstance(layer, dict) or not isinstance(layer.get("entity_mentions"), list):
             problem("a layer must be an object with an entity_mentions list", annotator=name, field="entity_mentions")
@@ -172,7 +208,7 @@ def _parse_mention(raw, index: int, text: str, annotator: str, problem: ProblemL
         problem(f"entity_mentions[{index}] is not a JSON object", annotator=annotator)
         return None
     mention_id = raw.get("entity_mention_id")
-    label = mention_id if isinstance(mention_id, str) and mention_id else f"entity_mentions[{index}]"
+    label = mention_id if _id_problem(mention_id, "") is None else f"entity_mentions[{index}]"
 
     def bad(message: str, field: str) -> None:
         problem(message, annotator=annotator, mention=label, field=field)
@@ -183,11 +219,11 @@ def _parse_mention(raw, index: int, text: str, annotator: str, problem: ProblemL
         if message:
             bad(message, name)
     entity_type = raw.get("entity_type")
-    if entity_type not in ENTITY_TYPES:
-        bad(f"{entity_type!r} is not one of {', '.join(EntityType.values)}", "entity_type")
+    if not _one_of(entity_type, ENTITY_TYPES):
+        bad(f"{quote(entity_type)} is not one of {', '.join(EntityType.values)}", "entity_type")
     for name, allowed in OPTIONAL_ENUMS:
-        if name in raw and raw[name] not in allowed:
-            bad(f"{raw[name]!r} is not one of {', '.join(sorted(allowed))}", name)
+        if name in raw and not _one_of(raw[name], allowed):
+            bad(f"{quote(raw[name])} is not one of {', '.join(sorted(allowed))}", name)
     start, end, span_text = raw.get("start_offset"), raw.get("end_offset"), raw.get("span_text")
     _check_offsets(start, end, span_text, text, bad)
     related = raw.get("related_mentions")
@@ -213,7 +249,7 @@ def _parse_mention(raw, index: int, text: str, annotator: str, problem: ProblemL
 
 def _check_offsets(start, end, span_text, text: str, bad) -> None:
     if not _is_int(start) or not _is_int(end):
-        bad(f"offsets must be integers, got start_offset={start!r}, end_offset={end!r}", "start_offset")
+        bad(f"offsets must be integers, got start_offset={quote(start)}, end_offset={quote(end)}", "start_offset")
         return
     if not 0 <= start < end <= len(text):
         bad(f"offsets {start}:{end} are outside the text (0:{len(text)}) or empty", "start_offset")
@@ -221,7 +257,10 @@ def _check_offsets(start, end, span_text, text: str, bad) -> None:
     if not isinstance(span_text, str):
         bad("span_text must be a string", "span_text")
     elif text[start:end] != span_text:
-        bad(f"span_text {span_text!r} does not match the text at {start}:{end} ({text[start:end]!r})", "span_text")
+        bad(
+            f"span_text {quote(span_text)} does not match the text at {start}:{end} ({quote(text[start:end])})",
+            "span_text",
+        )
 
 
 def _check_related(mention: MentionRecord, ids: set[str], annotator: str, problem) -> None:
@@ -232,6 +271,6 @@ def _check_related(mention: MentionRecord, ids: set[str], annotator: str, proble
         if target == mention.tab_mention_id:
             problem("a mention cannot be related to itself", **where)
         elif target not in ids:
-            problem(f"{target!r} is not a mention of this layer", **where)
+            problem(f"{quote(target)} is not a mention of this layer", **where)
     if len(set(mention.related_mentions)) != len(mention.related_mentions):
         problem("names a related mention twice", **where)

@@ -2,7 +2,10 @@
 
 The job's final status is written in the same transaction as the imported data, so a
 job marked succeeded always has its documents, and a worker killed half-way leaves
-nothing behind: the redelivered task simply runs the import again."""
+nothing behind: the redelivered task simply runs the import again. Whatever goes wrong
+during an import ends the job as failed, with the reason, never leaves it running."""
+
+import logging
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
@@ -14,6 +17,8 @@ from ..corpus_io.errors import TabImportError
 from ..models import Corpus, ImportJob
 from .corpus_import import import_tab
 from .errors import DomainError
+
+logger = logging.getLogger(__name__)
 
 
 def progress_key(job_id: int) -> str:
@@ -59,8 +64,15 @@ def run_import_job(job_id: int) -> dict:
             job.finished_at = timezone.now()
             job.save(update_fields=["status", "summary", "documents_done", "finished_at"])
     except TabImportError as exc:
-        job.status, job.error, job.finished_at = ImportJob.Status.FAILED, str(exc), timezone.now()
-        job.save(update_fields=["status", "error", "finished_at"])
+        _fail(job, str(exc))
+    except Exception as exc:  # a bug or a broken file store: the job must still end
+        logger.exception("Import job %s failed unexpectedly", job.pk)
+        _fail(job, f"The import failed unexpectedly, nothing was stored ({type(exc).__name__}: {str(exc)[:500]}).")
     finally:
         cache.delete(key)
     return {"status": job.status, "summary": job.summary, "error": job.error}
+
+
+def _fail(job: ImportJob, error: str) -> None:
+    job.status, job.error, job.finished_at = ImportJob.Status.FAILED, error, timezone.now()
+    job.save(update_fields=["status", "error", "finished_at"])
