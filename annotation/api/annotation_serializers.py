@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from ..enums import ConfidentialStatus, EntityType, IdentifierType
 from ..models import Entity, Mention
+from .fields import IdField
 
 
 class MentionSerializer(serializers.ModelSerializer):
@@ -56,11 +57,11 @@ class LayerVersionField(serializers.IntegerField):
 
 
 class MentionCreateSerializer(serializers.Serializer):
-    layer = serializers.IntegerField()
+    layer = IdField()
     start_offset = serializers.IntegerField(min_value=0)
     end_offset = serializers.IntegerField(min_value=1)
     entity_type = serializers.ChoiceField(choices=EntityType.choices)
-    entity = serializers.IntegerField(
+    entity = IdField(
         required=False, help_text="Join this entity (default: the entity of an identical string, else a new one)."
     )
     identifier_type = serializers.ChoiceField(choices=IdentifierType.choices, required=False)
@@ -127,5 +128,5 @@ class EntityDecisionSerializer(serializers.Serializer):
 
 
 class EntityMergeSerializer(serializers.Serializer):
-    source = serializers.IntegerField(help_text="The entity whose mentions move into this one (it is deleted).")
+    source = IdField(help_text="The entity whose mentions move into this one (it is deleted).")
     layer_version = LayerVersionField()

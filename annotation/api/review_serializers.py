@@ -1,12 +1,10 @@
 """Serializers of the pair review (TAB Step 5)."""
 
-from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from ..models import ReviewAssignment, ReviewComment, ReviewPair, ReviewThread
 from .annotation_serializers import LayerVersionField
-
-User = get_user_model()
+from .fields import IdField, UsernameField
 
 
 class ReviewCommentSerializer(serializers.ModelSerializer):
@@ -19,7 +17,7 @@ class ReviewCommentSerializer(serializers.ModelSerializer):
 
 class ReviewThreadSerializer(serializers.ModelSerializer):
     opened_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    settled_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    settled_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     comments = ReviewCommentSerializer(many=True, read_only=True)
 
     class Meta:
@@ -69,8 +67,8 @@ class ReviewStateSerializer(serializers.Serializer):
 
 class NoteCreateSerializer(serializers.Serializer):
     body = serializers.CharField(allow_blank=True, trim_whitespace=False)
-    mention = serializers.IntegerField(required=False)
-    entity = serializers.IntegerField(required=False)
+    mention = IdField(required=False)
+    entity = IdField(required=False)
 
 
 class NoteReplySerializer(serializers.Serializer):
@@ -88,8 +86,8 @@ class MaskedReadingSerializer(serializers.Serializer):
 
 
 class ReviewPairSerializer(serializers.ModelSerializer):
-    first = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
-    second = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    first = UsernameField()
+    second = UsernameField()
 
     class Meta:
         model = ReviewPair

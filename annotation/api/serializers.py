@@ -1,14 +1,12 @@
 """Serializers of corpora, members, documents, layers, audit events and import jobs."""
 
-from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from ..enums import LayerStatus, Role
 from ..models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ImportJob
 from ..services.import_jobs import documents_done
 from .annotation_serializers import LayerVersionField
-
-User = get_user_model()
+from .fields import IdField, UsernameField
 
 
 class CorpusSerializer(serializers.ModelSerializer):
@@ -21,7 +19,7 @@ class CorpusSerializer(serializers.ModelSerializer):
 
 
 class MembershipSerializer(serializers.ModelSerializer):
-    user = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    user = UsernameField()
     role = serializers.ChoiceField(choices=Role.choices)
 
     class Meta:
@@ -45,7 +43,7 @@ class DocumentSerializer(DocumentListSerializer):
 
 class LayerSerializer(serializers.ModelSerializer):
     doc_id = serializers.CharField(source="document.doc_id", read_only=True)
-    annotator = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    annotator = UsernameField()
     reviewers = serializers.SerializerMethodField()
     mention_count = serializers.IntegerField(read_only=True)
     quality_checked = serializers.BooleanField(read_only=True)
@@ -83,8 +81,8 @@ class LayerSerializer(serializers.ModelSerializer):
 
 
 class LayerAssignSerializer(serializers.Serializer):
-    document = serializers.IntegerField()
-    annotator = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    document = IdField()
+    annotator = UsernameField()
 
 
 class LayerStatusSerializer(serializers.Serializer):
@@ -93,12 +91,12 @@ class LayerStatusSerializer(serializers.Serializer):
 
 
 class ReviewerSerializer(serializers.Serializer):
-    reviewer = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    reviewer = UsernameField()
 
 
 class AuditEventSerializer(serializers.ModelSerializer):
-    actor = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    doc_id = serializers.CharField(source="document.doc_id", read_only=True, default=None)
+    actor = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    doc_id = serializers.CharField(source="document.doc_id", read_only=True, default=None, allow_null=True)
 
     class Meta:
         model = AuditEvent

@@ -1,12 +1,10 @@
 """Serializers of a corpus's team (members, accounts) and of bulk assignment."""
 
-from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from ..enums import Role
 from ..services.assignment import STRATEGIES
-
-User = get_user_model()
+from .fields import IdField, UsernameField
 
 
 class MemberRowSerializer(serializers.Serializer):
@@ -34,7 +32,7 @@ class RolesField(serializers.ListField):
 
 
 class AddMemberSerializer(serializers.Serializer):
-    user = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    user = UsernameField()
     roles = RolesField()
 
 
@@ -60,22 +58,22 @@ class AccountLinkSerializer(serializers.Serializer):
 
 class ActivateSerializer(serializers.Serializer):
     users = serializers.ListField(
-        child=serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all()),
+        child=UsernameField(),
         required=False,
         help_text="Usernames to activate; every inactive member when left out.",
     )
 
 
 class AssignmentPairSerializer(serializers.Serializer):
-    document = serializers.IntegerField()
-    annotator = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    document = IdField()
+    annotator = UsernameField()
 
 
 class AssignmentRequestSerializer(serializers.Serializer):
     strategy = serializers.ChoiceField(choices=STRATEGIES, default="balanced")
-    documents = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
+    documents = serializers.ListField(child=IdField(), required=False, default=list)
     annotators = serializers.ListField(
-        child=serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all()),
+        child=UsernameField(),
         required=False,
         default=list,
     )
@@ -101,7 +99,7 @@ class AssignmentResultSerializer(serializers.Serializer):
 
 
 class HandOverSerializer(serializers.Serializer):
-    annotator = serializers.SlugRelatedField(slug_field="username", queryset=User.objects.all())
+    annotator = UsernameField()
 
 
 class WithdrawResultSerializer(serializers.Serializer):

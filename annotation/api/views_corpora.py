@@ -16,7 +16,8 @@ from ..services import team
 from ..services.exports import ExportError, ExportFormat, ExportOptions, LayerScope, MaskSource, prepare_export
 from ..tasks import submit_import_job
 from .downloads import download_response
-from .filters import DocumentFilter, MembershipFilter
+from .fields import text_param, text_params
+from .filters import DocumentFilter, ImportJobFilter, MembershipFilter
 from .permissions import IsCorpusManager
 from .serializers import (
     CorpusSerializer,
@@ -75,10 +76,10 @@ class CorpusViewSet(
     def _layer_scope(self) -> str:
         """``layers`` (finished, the default, or all); the older ``finished_only`` flag
         still says the same when given."""
-        legacy = self.request.query_params.get("finished_only")
+        legacy = text_param(self.request, "finished_only")
         if legacy is not None and "layers" not in self.request.query_params:
             return LayerScope.FINISHED if legacy.lower() in ("1", "true", "yes", "on") else LayerScope.ALL
-        return self.request.query_params.get("layers", LayerScope.FINISHED)
+        return text_param(self.request, "layers", LayerScope.FINISHED)
 
     @extend_schema(
         parameters=[
@@ -98,7 +99,7 @@ class CorpusViewSet(
     @action(detail=True, methods=["get"], url_path="export/tab")
     def export_tab(self, request, pk=None):
         """The corpus in the TAB JSON format (managers only), streamed."""
-        names = [name for value in request.query_params.getlist("annotators") for name in value.split(",") if name]
+        names = [name for value in text_params(request, "annotators") for name in value.split(",") if name]
         return self._export(ExportOptions(ExportFormat.TAB, self._layer_scope(), tuple(names)))
 
     @extend_schema(
@@ -115,8 +116,8 @@ class CorpusViewSet(
     def export_masks(self, request, pk=None):
         """Masked spans of one annotator, or of the pre-annotation engine, in the
         official evaluation script's format."""
-        source = request.query_params.get("source", MaskSource.ANNOTATOR)
-        annotator = request.query_params.get("annotator")
+        source = text_param(request, "source", MaskSource.ANNOTATOR)
+        annotator = text_param(request, "annotator")
         if source == MaskSource.ANNOTATOR and not annotator:
             raise ValidationError({"annotator": "Name the annotator whose masked spans to export."})
         annotators = (annotator,) if annotator else ()
@@ -186,7 +187,7 @@ class ImportJobViewSet(viewsets.ReadOnlyModelViewSet):
     """Imports of the corpora the user manages, with their progress and problems."""
 
     serializer_class = ImportJobSerializer
-    filterset_fields = ["corpus", "status"]
+    filterset_class = ImportJobFilter
 
     def get_queryset(self):
         return ImportJob.objects.filter(corpus__in=policy.managed_corpora(self.request.user))

@@ -9,6 +9,7 @@ from .. import permissions as policy
 from ..models import Corpus, PreannotationRun
 from ..services.preannotation import run_counts
 from ..tasks import submit_preannotation
+from .filters import PreannotationRunFilter
 
 
 class PreannotationRunSerializer(serializers.ModelSerializer):
@@ -45,7 +46,7 @@ class PreannotationRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelVie
     enqueues its Celery tasks and answers 202; the run's ``progress`` then moves."""
 
     serializer_class = PreannotationRunSerializer
-    filterset_fields = ["corpus", "status"]
+    filterset_class = PreannotationRunFilter
 
     def get_queryset(self):
         return PreannotationRun.objects.filter(corpus__in=policy.managed_corpora(self.request.user))

@@ -2,11 +2,11 @@
 the masked reading, the sign-off, and the managers' review pairs. The rules are the
 services' (``annotation.services.review``) and the policy's."""
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
+from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 
 from .. import permissions as policy
@@ -31,7 +31,14 @@ def _discussable(request, layer: AnnotationLayer) -> AnnotationLayer:
 
 
 class LayerReviewViewSet(viewsets.GenericViewSet):
-    """``/api/layers/{id}/review/...``: the review of one layer the user can see."""
+    """``/api/layer-reviews/{id}/...``: the review of one layer the user can see.
+
+    Each action names its command serializer (``serializer_class``) so that OPTIONS can
+    describe it; the path id is looked up with DRF's ``get_object_or_404``, which answers
+    404 to an id that is not a number."""
+
+    serializer_class = ReviewStateSerializer
+    queryset = AnnotationLayer.objects.none()  # for the schema's id type; requests use get_queryset
 
     def get_queryset(self):
         return policy.visible_layers(self.request.user).select_related("document__corpus", "annotator")
@@ -45,7 +52,9 @@ class LayerReviewViewSet(viewsets.GenericViewSet):
         return Response(ReviewStateSerializer(review.review_state(self._layer(pk))).data)
 
     @extend_schema(responses={200: ReviewThreadSerializer(many=True)})
-    @action(detail=True, methods=["get"])
+    @action(
+        detail=True, methods=["get"], serializer_class=NoteCreateSerializer, pagination_class=None, filter_backends=[]
+    )
     def notes(self, request, pk=None):
         layer = self._layer(pk)
         threads = layer.review_threads.select_related("opened_by", "settled_by").prefetch_related("comments__author")
@@ -65,7 +74,7 @@ class LayerReviewViewSet(viewsets.GenericViewSet):
         return Response(ReviewThreadSerializer(thread).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=MaskedReadingSerializer, responses={200: ReviewStateSerializer})
-    @action(detail=True, methods=["post"], url_path="masked-reading")
+    @action(detail=True, methods=["post"], url_path="masked-reading", serializer_class=MaskedReadingSerializer)
     def masked_reading(self, request, pk=None):
         """The reviewer's answer after reading the masked document; starts the review."""
         layer = self._layer(pk)
@@ -78,7 +87,7 @@ class LayerReviewViewSet(viewsets.GenericViewSet):
         return Response(ReviewStateSerializer(review.review_state(layer)).data)
 
     @extend_schema(request=ReviewConfirmSerializer, responses={200: ReviewStateSerializer})
-    @action(detail=True, methods=["post"])
+    @action(detail=True, methods=["post"], serializer_class=ReviewConfirmSerializer)
     def confirm(self, request, pk=None):
         """Sign the review off, as author or as reviewer, on the version you have seen."""
         layer = _discussable(request, self._layer(pk))

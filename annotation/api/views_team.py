@@ -14,6 +14,7 @@ from .. import permissions as policy
 from ..models import Corpus
 from ..services import assignment, team
 from ..services.members import corpus_members
+from .fields import checked_text
 from .team_serializers import (
     AccountLinkSerializer,
     ActivateSerializer,
@@ -48,7 +49,7 @@ class TeamActionsMixin:
         return AccountLinkSerializer(data).data
 
     @extend_schema(request=AddMemberSerializer, responses={200: MemberRowSerializer(many=True)})
-    @action(detail=True, methods=["get", "post"])
+    @action(detail=True, methods=["get", "post"], pagination_class=None, filter_backends=[])
     def members(self, request, pk=None):
         """The team with each member's roles, activity and workload (GET); add an
         existing account with roles (POST)."""
@@ -105,7 +106,7 @@ class TeamActionsMixin:
         return Response(self._with_link(user, path), status=status.HTTP_201_CREATED)
 
     @extend_schema(request=ActivateSerializer, responses={200: AccountLinkSerializer(many=True)})
-    @action(detail=True, methods=["post"], url_path="accounts/activate")
+    @action(detail=True, methods=["post"], url_path="accounts/activate", pagination_class=None, filter_backends=[])
     def activate_accounts(self, request, pk=None):
         """Activate the named members' accounts, or every inactive member's; each with
         its one-time set-password link."""
@@ -152,8 +153,9 @@ class TeamActionsMixin:
 
 
 def _member(corpus: Corpus, username: str):
-    """A member of ``corpus`` named in the path (404 for anybody else)."""
-    return get_object_or_404(corpus_members(corpus), username=username)
+    """A member of ``corpus`` named in the path (404 for anybody else; 400 for a name
+    that is not storable text)."""
+    return get_object_or_404(corpus_members(corpus), username=checked_text(username, "username"))
 
 
 def _pair(document, user, **extra) -> dict:

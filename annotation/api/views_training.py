@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from .. import permissions as policy
 from ..models import Corpus, TrainedModel
 from ..services import training
+from .filters import TrainedModelFilter
 
 
 class TrainedModelSerializer(serializers.ModelSerializer):
@@ -46,13 +47,10 @@ class TrainedModelViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
     """Models trained from the corpora the user manages (``?corpus=ID&kind=...``)."""
 
     serializer_class = TrainedModelSerializer
+    filterset_class = TrainedModelFilter
 
     def get_queryset(self):
         models = TrainedModel.objects.filter(corpus__in=policy.managed_corpora(self.request.user))
-        for field in ("corpus", "kind"):
-            value = self.request.query_params.get(field)
-            if value:
-                models = models.filter(**{field: value})
         return models.order_by("corpus", "kind", "-version")
 
     @extend_schema(request=TrainCommandSerializer, responses={202: TrainedModelSerializer})

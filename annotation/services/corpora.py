@@ -12,7 +12,12 @@ from .errors import DomainError
 
 @transaction.atomic
 def create_corpus(
-    name: str, *, actor: AbstractBaseUser | None, description: str = "", guidelines_version: str = ""
+    name: str,
+    *,
+    actor: AbstractBaseUser | None,
+    description: str = "",
+    guidelines_version: str = "",
+    mask_style: str = Corpus.MaskStyle.STARS,
 ) -> Corpus:
     """Create a corpus; its creator becomes its first manager."""
     name = name.strip()
@@ -20,9 +25,11 @@ def create_corpus(
         raise DomainError("A corpus needs a name.", field="name")
     if Corpus.objects.filter(name=name).exists():
         raise DomainError(f"A corpus named {name!r} already exists.", field="name")
+    _check_mask_style(mask_style)
     corpus = Corpus.objects.create(
         name=name,
         description=description,
+        mask_style=mask_style,
         created_by=actor if actor is not None and actor.is_authenticated else None,
         **({"guidelines_version": guidelines_version} if guidelines_version else {}),
     )
@@ -30,6 +37,13 @@ def create_corpus(
         CorpusMembership.objects.create(corpus=corpus, user=actor, role=Role.MANAGER)
     record_event("corpus.create", actor=actor, corpus=corpus, target=name)
     return corpus
+
+
+def _check_mask_style(style: str) -> None:
+    if style not in Corpus.MaskStyle.values:
+        raise DomainError(
+            f"The mask style is one of {', '.join(Corpus.MaskStyle.values)}, not {style!r}.", field="mask_style"
+        )
 
 
 def add_member(
@@ -55,11 +69,8 @@ def update_corpus(corpus: Corpus, *, actor: AbstractBaseUser | None, **values) -
             raise DomainError("A corpus needs a name.", field="name")
         if Corpus.objects.exclude(pk=corpus.pk).filter(name=values["name"]).exists():
             raise DomainError(f"A corpus named {values['name']!r} already exists.", field="name")
-    if "mask_style" in values and values["mask_style"] not in Corpus.MaskStyle.values:
-        raise DomainError(
-            f"The mask style is one of {', '.join(Corpus.MaskStyle.values)}, not {values['mask_style']!r}.",
-            field="mask_style",
-        )
+    if "mask_style" in values:
+        _check_mask_style(values["mask_style"])
     before = {key: getattr(corpus, key) for key in values}
     for key, value in values.items():
         setattr(corpus, key, value)
