@@ -10,10 +10,10 @@ from ..services.errors import DomainError, LayerLocked, StaleLayerVersion
 
 def domain_exception_handler(exc, context):
     if isinstance(exc, StaleLayerVersion):
-        return Response(
-            {"detail": exc.message, "field": exc.field, "layer": exc.layer_id, "current_version": exc.current},
-            status=status.HTTP_409_CONFLICT,
-        )
+        body = {"detail": exc.message, "field": exc.field, "layer": exc.layer_id, "current_version": exc.current}
+        if exc.entities is not None:
+            body["entities"] = exc.entities
+        return Response(body, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, LayerLocked):
         return Response(
             {"detail": exc.message, "field": exc.field, "layer_status": exc.status}, status=status.HTTP_409_CONFLICT

@@ -30,7 +30,7 @@ class LayerLocked(DomainError):
 class StaleLayerVersion(DomainError):
     """The client edited a version of the layer that someone else has changed since."""
 
-    def __init__(self, layer_id: int, expected: int, current: int):
+    def __init__(self, layer_id: int, expected: int | None, current: int, *, entities: list[dict] | None = None):
         super().__init__(
             f"Layer {layer_id} was changed by someone else (you edited version {expected}, "
             f"it is now at version {current}). Reload to see the current annotations.",
@@ -39,3 +39,6 @@ class StaleLayerVersion(DomainError):
         self.layer_id = layer_id
         self.expected = expected
         self.current = current
+        # The current state of the entities the refused change was about (a merge or a
+        # split), so that the client can show what happened without reloading everything.
+        self.entities = entities
