@@ -20,7 +20,7 @@ _WHITESPACE = b" \t\r\n"
 _SURROGATE_ESCAPE = re.compile(
     rb"(?<!\\)(?:\\\\)*\\u(?:[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|([dD][89a-fA-F][0-9a-fA-F]{2}))"
 )
-_PAIR_LENGTH = 12  # bytes of an escaped surrogate pair: kept whole within one check
+_ESCAPE_LENGTH = 6  # bytes of one \\uXXXX escape
 
 
 class InvalidBytes(Exception):
@@ -72,7 +72,8 @@ class CheckedStream:
         self._started = True
         if chunk.startswith(_BOM):
             self._offset = len(_BOM)
-            return chunk[len(_BOM) :]
+            # An empty rest would read as the end of the file.
+            return chunk[len(_BOM) :] or self._raw.read(size)
         return chunk
 
     def _check_size(self, length: int) -> None:
@@ -93,20 +94,23 @@ class CheckedStream:
                 f"({bad.hex(' ')}) is {exc.reason}",
             )
         if not final:
-            consumed = _hold_back_escape(data, consumed)
+            consumed = _before_trailing_backslashes(data, consumed)
+        if data.find(b"\\ud", 0, consumed) >= 0 or data.find(b"\\uD", 0, consumed) >= 0:
+            for match in _SURROGATE_ESCAPE.finditer(data, 0, consumed):
+                if not match.group(1):
+                    continue
+                if not final and match.end() + 6 > consumed:  # its low half may be in the next chunk
+                    consumed = match.start()
+                    break
+                escape = data[match.start(1) - 2 : match.end(1)].decode()
+                return self._fail(
+                    data,
+                    match.start(1) - 2,
+                    f"a lone surrogate escape ({escape}) at byte {self._offset + match.start(1) - 2:,} of the "
+                    "file: it is not a character",
+                )
         self._pending = data[consumed:]
-        valid = data[:consumed]
-        if b"\\ud" in valid or b"\\uD" in valid:
-            for match in _SURROGATE_ESCAPE.finditer(valid):
-                if match.group(1):
-                    escape = valid[match.start(1) - 2 : match.end(1)].decode()
-                    return self._fail(
-                        data,
-                        match.start(1) - 2,
-                        f"a lone surrogate escape ({escape}) at byte {self._offset + match.start(1) - 2:,} of the "
-                        "file: it is not a character",
-                    )
-        return valid
+        return data[:consumed]
 
     def _fail(self, data: bytes, position: int, message: str) -> bytes:
         self._error = InvalidBytes(message)
@@ -114,12 +118,12 @@ class CheckedStream:
         return data[:position]
 
 
-def _hold_back_escape(data: bytes, end: int) -> int:
-    """Where to cut ``data[:end]`` so that no escape (nor its run of backslashes) in the
-    last ``_PAIR_LENGTH`` bytes is split from what follows it."""
-    cut = data.find(b"\\", max(0, end - _PAIR_LENGTH), end)
+def _before_trailing_backslashes(data: bytes, end: int) -> int:
+    """Where to cut ``data[:end]`` so that an escape cut by the chunk boundary (its
+    backslash is in the last 6 bytes) stays whole, with its run of backslashes."""
+    cut = data.rfind(b"\\", max(0, end - _ESCAPE_LENGTH), end)
     if cut < 0:
         return end
-    while cut > 0 and data[cut - 1] == 0x5C:  # the whole run of backslashes
+    while cut > 0 and data[cut - 1] == 0x5C:
         cut -= 1
     return cut

@@ -29,9 +29,9 @@ try:  # the C parser; the pure-Python one is 20 times slower but gives the same 
 except ImportError:  # pragma: no cover - depends on the installed wheel
     _backend = ijson.get_backend("python")
 
-# NUL cannot be stored by PostgreSQL (nor exported faithfully); a lone surrogate is not a
-# character and cannot be encoded back to UTF-8.
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+# NUL cannot be stored by PostgreSQL (nor exported faithfully). (A lone surrogate, which
+# is not a character, cannot reach a string: ``CheckedStream`` refuses its escape.)
+_NUL = "\x00"
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,59}\Z")
 _USERNAME = re.compile(r"[\w.@+-]{1,150}\Z")
@@ -86,25 +86,74 @@ class _Assembler:
         events = iter(events)
         try:
             self._expect_list(next(events, None))
-            for event, value in events:
-                if self.skipping:
-                    done = self._skip(event, value)
-                else:
-                    try:
-                        done = self._feed(event, value)
-                    except _Refused as refusal:
-                        if refusal.limit:
-                            raise TabImportError([self._problem(refusal.message)]) from None
-                        done = self._refuse(refusal, event)
-                if done is not None:
-                    yield done[0]
-                    document = done[0]
-                    self.last_doc_id = (
-                        document.problems[0].document if type(document) is Unreadable else self._doc_id(document)
-                    )
-                    self._new_document()
+            yield from self._assemble(events)
         except (ijson.JSONError, UnicodeDecodeError, InvalidBytes, ValueError) as exc:
             raise TabImportError(self._fatal(exc)) from None
+
+    def _assemble(self, events) -> Iterator[object]:
+        """The loop over every event of the file. Keys and scalars that pass every check
+        are stored inline, with the counters in local variables (most events: this loop
+        is the import's inner loop); anything else goes through ``_feed``, which checks
+        again and says what is wrong."""
+        max_string, max_values, max_chars = (
+            limits.MAX_STRING_CHARS,
+            limits.MAX_DOCUMENT_VALUES,
+            limits.MAX_DOCUMENT_CHARS,
+        )
+        stack, keys, caps = self.stack, self.keys, self.caps
+        values = chars = skipping = 0
+        for event, value in events:
+            if skipping:
+                done = self._skip(event, value)
+                skipping = self.skipping
+            else:
+                if stack and values < max_values and caps[-1] is None:
+                    if event == "map_key":
+                        if (
+                            len(value) <= max_string
+                            and chars + len(value) <= max_chars
+                            and value not in stack[-1]
+                            and _NUL not in value
+                        ):
+                            values += 1
+                            chars += len(value)
+                            keys[-1] = value
+                            continue
+                    elif (
+                        (
+                            (event == "string" and len(value) <= max_string and chars + len(value) <= max_chars)
+                            and _NUL not in value
+                        )
+                        or (event == "number" and (type(value) is float or -_INT64 <= value < _INT64))
+                        or event == "boolean"
+                        or event == "null"
+                    ):
+                        values += 1
+                        if event == "string":
+                            chars += len(value)
+                        parent = stack[-1]
+                        if type(parent) is dict:
+                            parent[keys[-1]] = value
+                        else:
+                            parent.append(value)
+                        continue
+                self.values, self.chars = values, chars
+                try:
+                    done = self._feed(event, value)
+                except _Refused as refusal:
+                    if refusal.limit:
+                        raise TabImportError([self._problem(refusal.message)]) from None
+                    done = self._refuse(refusal, event)
+                values, chars, skipping = self.values, self.chars, self.skipping
+            if done is not None:
+                yield done[0]
+                document = done[0]
+                self.last_doc_id = (
+                    document.problems[0].document if type(document) is Unreadable else self._doc_id(document)
+                )
+                self._new_document()
+                stack, keys, caps = self.stack, self.keys, self.caps
+                values = chars = skipping = 0
 
     def _expect_list(self, first) -> None:
         if first is None:  # no event and no error: nothing but whitespace
@@ -191,12 +240,9 @@ class _Assembler:
                 key=key,
                 limit=True,
             )
-        bad = _UNSTORABLE.search(value)
-        if bad:
-            what = "a NUL character" if bad.group() == "\x00" else f"a lone surrogate ({bad.group()!r})"
-            raise _Refused(
-                f"the {'key' if key is not None else 'string'} holds {what}, which cannot be stored", key=key
-            )
+        if _NUL in value:
+            what = "key" if key is not None else "string"
+            raise _Refused(f"the {what} holds a NUL character (\\u0000), which cannot be stored", key=key)
 
     def _count(self, chars: int = 0) -> None:
         self.values += 1

@@ -493,6 +493,11 @@ HEAVY: list[Case] = [
     refused("heavy_10mb_of_nesting", whole(b"[" * HEAVY_BYTES), "deeper than the limit"),
     refused("heavy_10mb_string", setting(1, "text", "x" * (HEAVY_BYTES - 30_000)), "exceeds the limit"),
     refused("heavy_10mb_of_tiny_mentions", many_mentions((HEAVY_BYTES - 30_000) // 3), "more mentions than the limit"),
+    refused(
+        "heavy_10mb_of_small_objects",
+        setting(1, "meta.rows", [{"a": 0}] * ((HEAVY_BYTES - 30_000) // 10)),
+        "more than the limit of 2,000,000 JSON values",
+    ),
     # Within every limit, and about as costly to hold as 10 MB can be (700,000 small
     # keys, 10 MB): accepted.
     accepted(
