@@ -1,13 +1,14 @@
 """Storing validated documents with a handful of bulk INSERTs per batch.
 
-Annotator names become user accounts. A name that is not an account yet becomes a new
-inactive account (it cannot log in until a manager activates it) and joins the corpus as
-an annotator. A name that is an account already is accepted only when that account is a
-member of this corpus (in any role; it gains the annotator role): an import never enrols
-an existing account of another corpus, since that would give an outsider access to this
-corpus. Such a name is refused naming the annotator and the document; the manager adds
-the account on the corpus's Team page first if it is the same person, or renames the
-annotator in the file.
+Annotator names become user accounts (the parser has checked them against the username
+rule: no name such as ``../x`` or ``<script>`` becomes an account). A name that is not
+an account yet becomes a new inactive account (it cannot log in until a manager
+activates it) and joins the corpus as an annotator. A name that is an account already is
+accepted only when that account is a member of this corpus (in any role; it gains the
+annotator role): an import never enrols an existing account of another corpus, since
+that would give an outsider access to this corpus. Such a name is refused naming the
+annotator and the document; the manager adds the account on the corpus's Team page first
+if it is the same person, or renames the annotator in the file.
 """
 
 from dataclasses import dataclass, field
