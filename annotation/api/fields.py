@@ -72,3 +72,16 @@ class IdField(serializers.IntegerField):
 
     def __init__(self, **kwargs):
         super().__init__(min_value=1, max_value=MAX_ID, **kwargs)
+
+
+class VisibleCorpusField(serializers.PrimaryKeyRelatedField):
+    """A corpus the requesting user can see (the serializer needs the request in its
+    context): one they cannot see is refused exactly like one that does not exist, not
+    with a 403 that would confirm it exists."""
+
+    def get_queryset(self):
+        from .. import permissions as policy
+        from ..models import Corpus
+
+        request = self.context.get("request")
+        return policy.visible_corpora(request.user) if request is not None else Corpus.objects.none()

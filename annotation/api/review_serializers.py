@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from ..models import ReviewAssignment, ReviewComment, ReviewPair, ReviewThread
 from .annotation_serializers import LayerVersionField
-from .fields import IdField, UsernameField
+from .fields import IdField, UsernameField, VisibleCorpusField
 
 
 class ReviewCommentSerializer(serializers.ModelSerializer):
@@ -86,6 +86,7 @@ class MaskedReadingSerializer(serializers.Serializer):
 
 
 class ReviewPairSerializer(serializers.ModelSerializer):
+    corpus = VisibleCorpusField()
     first = UsernameField()
     second = UsernameField()
 

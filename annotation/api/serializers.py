@@ -6,7 +6,7 @@ from ..enums import LayerStatus, Role
 from ..models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ImportJob
 from ..services.import_jobs import documents_done
 from .annotation_serializers import LayerVersionField
-from .fields import IdField, UsernameField
+from .fields import IdField, UsernameField, VisibleCorpusField
 
 
 class CorpusSerializer(serializers.ModelSerializer):
@@ -19,6 +19,7 @@ class CorpusSerializer(serializers.ModelSerializer):
 
 
 class MembershipSerializer(serializers.ModelSerializer):
+    corpus = VisibleCorpusField()
     user = UsernameField()
     role = serializers.ChoiceField(choices=Role.choices)
 

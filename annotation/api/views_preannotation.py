@@ -6,9 +6,10 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from .. import permissions as policy
-from ..models import Corpus, PreannotationRun
+from ..models import PreannotationRun
 from ..services.preannotation import run_counts
 from ..tasks import submit_preannotation
+from .fields import VisibleCorpusField
 from .filters import PreannotationRunFilter
 
 
@@ -35,7 +36,7 @@ class PreannotationRunSerializer(serializers.ModelSerializer):
 
 
 class StartRunSerializer(serializers.Serializer):
-    corpus = serializers.PrimaryKeyRelatedField(queryset=Corpus.objects.all())
+    corpus = VisibleCorpusField()
     documents = serializers.ListField(
         child=serializers.CharField(), required=False, help_text="doc_ids (default: every document of the corpus)."
     )
@@ -53,7 +54,7 @@ class PreannotationRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelVie
 
     @extend_schema(request=StartRunSerializer, responses={202: PreannotationRunSerializer})
     def create(self, request, *args, **kwargs):
-        start = StartRunSerializer(data=request.data)
+        start = StartRunSerializer(data=request.data, context=self.get_serializer_context())
         start.is_valid(raise_exception=True)
         corpus = start.validated_data["corpus"]
         if not policy.is_manager(request.user, corpus):

@@ -143,7 +143,7 @@ class ReviewPairViewSet(
         )
 
     def create(self, request):
-        command = ReviewPairSerializer(data=request.data)
+        command = ReviewPairSerializer(data=request.data, context=self.get_serializer_context())
         command.is_valid(raise_exception=True)
         corpus = command.validated_data["corpus"]
         if not policy.is_manager(request.user, corpus):

@@ -8,8 +8,9 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from .. import permissions as policy
-from ..models import Corpus, TrainedModel
+from ..models import TrainedModel
 from ..services import training
+from .fields import VisibleCorpusField
 from .filters import TrainedModelFilter
 
 
@@ -39,7 +40,7 @@ class TrainedModelSerializer(serializers.ModelSerializer):
 
 
 class TrainCommandSerializer(serializers.Serializer):
-    corpus = serializers.PrimaryKeyRelatedField(queryset=Corpus.objects.all())
+    corpus = VisibleCorpusField()
     kind = serializers.ChoiceField(choices=TrainedModel.Kind.choices)
 
 
@@ -58,7 +59,7 @@ class TrainedModelViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
         """Queue a training (answered at once; follow it by its id)."""
         from ..tasks import submit_training
 
-        command = TrainCommandSerializer(data=request.data)
+        command = TrainCommandSerializer(data=request.data, context=self.get_serializer_context())
         command.is_valid(raise_exception=True)
         corpus = command.validated_data["corpus"]
         if not policy.is_manager(request.user, corpus):
