@@ -24,3 +24,5 @@ MAX_DOCUMENT_VALUES = 2_000_000
 MAX_MENTIONS_PER_LAYER = 20_000
 # Layers (annotators) in one document.
 MAX_LAYERS_PER_DOCUMENT = 200
+# Characters of a doc_id, entity_mention_id or entity_id (the real ones have under 30).
+MAX_ID_LENGTH = 200

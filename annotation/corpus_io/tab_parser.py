@@ -15,6 +15,7 @@ from sanitize_app.engine import tab_document
 
 from ..enums import ConfidentialStatus, DatasetType, EditType, EntityType, IdentifierType
 from .errors import Problem, quote
+from .limits import MAX_ID_LENGTH
 from .records import DocumentRecord, LayerRecord, MentionRecord
 from .tab_reader import Unreadable
 
@@ -41,7 +42,6 @@ OPTIONAL_ENUMS = (
     ("edit_type", frozenset(EditType.values)),
 )
 DATASET_TYPES = frozenset([*DatasetType.values, ""])
-MAX_ID_LENGTH = 200
 # Ids appear in URLs, file names and messages: no control characters (tab, newline, ...).
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 

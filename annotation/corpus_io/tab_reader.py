@@ -36,7 +36,6 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,59}\Z")
 _USERNAME = re.compile(r"[\w.@+-]{1,150}\Z")
 _INT64 = 2**63
-_MAX_ID = 200  # as tab_parser.MAX_ID_LENGTH (the parser imports models; this module does not)
 
 
 @dataclass(frozen=True)
@@ -330,7 +329,7 @@ class _Assembler:
     @staticmethod
     def _doc_id(document) -> str | None:
         doc_id = document.get("doc_id") if type(document) is dict else None
-        if isinstance(doc_id, str) and 0 < len(doc_id) <= _MAX_ID and not _CONTROL.search(doc_id):
+        if isinstance(doc_id, str) and 0 < len(doc_id) <= limits.MAX_ID_LENGTH and not _CONTROL.search(doc_id):
             return doc_id
         return None
 
@@ -344,7 +343,11 @@ class _Assembler:
         if len(rest) >= 2 and rest[0] == "entity_mentions" and isinstance(rest[1], int):
             mention = self.stack[4] if len(self.stack) > 4 and type(self.stack[4]) is dict else {}
             mention_id = mention.get("entity_mention_id")
-            usable = isinstance(mention_id, str) and 0 < len(mention_id) <= _MAX_ID and not _CONTROL.search(mention_id)
+            usable = (
+                isinstance(mention_id, str)
+                and 0 < len(mention_id) <= limits.MAX_ID_LENGTH
+                and not _CONTROL.search(mention_id)
+            )
             where["mention"] = mention_id if usable else f"entity_mentions[{rest[1]}]"
             rest = rest[2:]
         if rest:

@@ -22,7 +22,8 @@ from annotation.models import (
 )
 from annotation.services.corpus_import import import_tab
 
-from .generate import B_ID, CASES, HEAVY, HEAVY_BYTES, REPO, write_case
+from .edits import B_ID, HEAVY_BYTES, REPO
+from .generate import CASES, HEAVY, write_case
 
 MODELS = (Document, AnnotationLayer, Entity, Mention, MentionLink, CorpusMembership, AuditEvent, get_user_model())
 GiB = 1024**3
