@@ -98,6 +98,8 @@ def test_no_page_violates_the_content_security_policy(walk, live_server, browser
         (f"/layers/{ann_layer}/masked/", "main", ""),
         ("/admin/", "#content", "admin"),
         ("/admin/auth/user/", "#result_list", ""),
+        (f"/admin/auth/user/{scenario['ann'].pk}/change/", "#user_form", ""),
+        ("/admin/axes/accessattempt/", "#content", ""),
         ("/api/docs/", ".swagger-ui .info", "api-docs"),
         ("/api/redoc/", ".api-info", ""),
     ]:
