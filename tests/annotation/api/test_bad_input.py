@@ -93,3 +93,10 @@ def test_a_command_on_a_corpus_out_of_reach_is_answered_like_one_on_no_corpus(sc
     assert json.loads(out_of_reach.content.replace(str(scenario["corpus"].pk).encode(), b"ID")) == json.loads(
         nowhere.content.replace(str(10**9).encode(), b"ID")
     )
+
+
+@pytest.mark.parametrize("path_id", ["%C2%B2", "1.5", "null"])
+def test_an_entity_id_that_is_not_a_number_is_not_found(scenario, api, path_id):
+    """"²" counts as a digit for str.isdigit(), not for int()."""
+    body = {"identifier_type": "QUASI", "layer_version": 1}
+    assert api(scenario["ann"]).patch(f"/api/entities/{path_id}/", body, format="json").status_code == 404
