@@ -166,6 +166,8 @@ class _Assembler:
     def _feed(self, event: str, value) -> tuple | None:
         """Apply one event; return ``(document,)`` when a document is complete."""
         stack = self.stack
+        if not stack and event != "end_array" and event != "end_map":
+            self.index += 1  # a new element of the top-level list
         if event == "map_key":
             self._check_string(value, key=value)
             if value in stack[-1]:
@@ -188,7 +190,6 @@ class _Assembler:
                 self._attach(container)
             else:
                 cap = None
-                self.index += 1
             stack.append(container)
             self.keys.append(None)
             self.caps.append(cap)
@@ -204,7 +205,6 @@ class _Assembler:
         else:  # boolean, null
             self._count()
         if not stack:  # a scalar where a document should be: the parser names it
-            self.index += 1
             return (value,)
         self._attach(value)
         return None
