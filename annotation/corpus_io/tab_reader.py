@@ -5,7 +5,8 @@ rather than by ``ijson.items``, so that every limit of ``limits`` is checked as 
 value arrives, before anything deep or large is built, and so that a problem can be
 named by the document and the field where it sits. Besides the limits, a document is
 refused for what JSON allows but a corpus cannot hold: a key twice in one object, NUL
-characters and lone surrogates (``"\\udc00"``) in strings, integers beyond 64 bits.
+characters in strings, integers beyond 64 bits. (Invalid UTF-8 and lone surrogate
+escapes such as ``"\\udc00"`` never reach the parser: ``checked_stream`` stops them.)
 
 Such a document is skipped to its end (only depth is counted, nothing is built) and
 yielded as ``Unreadable`` so that the rest of the file is still checked. A limit

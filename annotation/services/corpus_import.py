@@ -41,7 +41,7 @@ def _consume(parsed, builder: CorpusBuilder, progress: Progress | None) -> tuple
                 builder.add(record)
             if progress:
                 progress(count)
-    except TabImportError as exc:  # the reader met malformed JSON: nothing more to parse
+    except TabImportError as exc:  # the reader stopped (malformed JSON, bad bytes, a limit): nothing more to parse
         problems += exc.problems
     return problems, False
 
