@@ -48,7 +48,7 @@ def test_a_nul_in_a_username_is_refused_naming_the_field(scenario, api, name):
 
 
 def test_a_lone_surrogate_in_a_username_is_refused_naming_the_field(scenario, api):
-    raw = '{"corpus": %d, "first": "ann\\udc00", "second": "bob_annotator"}' % scenario["corpus"].pk
+    raw = f'{{"corpus": {scenario["corpus"].pk}, "first": "ann\\udc00", "second": "bob_annotator"}}'
     response = api(scenario["manager"]).post("/api/review-pairs/", raw, content_type="application/json")
     assert response.status_code == 400
     assert list(response.json()) == ["first"]
@@ -97,6 +97,6 @@ def test_a_command_on_a_corpus_out_of_reach_is_answered_like_one_on_no_corpus(sc
 
 @pytest.mark.parametrize("path_id", ["%C2%B2", "1.5", "null"])
 def test_an_entity_id_that_is_not_a_number_is_not_found(scenario, api, path_id):
-    """"²" counts as a digit for str.isdigit(), not for int()."""
+    """The superscript two counts as a digit for str.isdigit(), not for int()."""
     body = {"identifier_type": "QUASI", "layer_version": 1}
     assert api(scenario["ann"]).patch(f"/api/entities/{path_id}/", body, format="json").status_code == 404
