@@ -37,9 +37,12 @@ def test_bad_requests_name_the_problem(corpus, people, documents, api):
 
 
 def test_only_managers_of_the_corpus(corpus, people, documents, api):
-    for user in ("ann", "rita", "outsider"):
+    for user in ("ann", "rita"):
         response = api(people[user]).post("/api/preannotation-runs/", {"corpus": corpus.pk}, format="json")
         assert response.status_code == 403, user
+    # Outside the corpus it is refused as if it did not exist (400 naming the field).
+    response = api(people["outsider"]).post("/api/preannotation-runs/", {"corpus": corpus.pk}, format="json")
+    assert response.status_code == 400 and list(response.json()) == ["corpus"]
     run = PreannotationRun.objects.create(corpus=corpus, documents_total=2)
     assert api(people["ann"]).get(f"/api/preannotation-runs/{run.pk}/").status_code == 404
     assert api(people["outsider"]).get("/api/preannotation-runs/").json()["count"] == 0
