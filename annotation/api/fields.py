@@ -9,6 +9,8 @@ answer is a 400 naming the field."""
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import ProhibitNullCharactersValidator
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import ProhibitSurrogateCharactersValidator
 
@@ -74,6 +76,7 @@ class IdField(serializers.IntegerField):
         super().__init__(min_value=1, max_value=MAX_ID, **kwargs)
 
 
+@extend_schema_field(OpenApiTypes.INT)
 class VisibleCorpusField(serializers.PrimaryKeyRelatedField):
     """A corpus the requesting user can see (the serializer needs the request in its
     context): one they cannot see is refused exactly like one that does not exist, not
