@@ -142,7 +142,7 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         the busiest write of the API, so its access is decided for the one layer
         (``permissions.layer_access``) rather than by scoping a queryset."""
         entity = None
-        if str(pk).isdigit():
+        if str(pk).isascii() and str(pk).isdigit():  # "²".isdigit() is True too
             related = Entity.objects.select_related("layer__document__corpus", "layer__annotator")
             entity = related.filter(pk=int(pk)).first()
         access = policy.layer_access(self.request.user, entity.layer) if entity else policy.NO_ACCESS
