@@ -1,25 +1,18 @@
-"""The OpenAPI schema and its two documentation pages, for logged-in users only unless
+"""The OpenAPI schema and its documentation page, for logged-in users only unless
 ``settings.SANITIZE_API_DOCS_PUBLIC`` (read at each request, so it can change without a
 restart and tests can switch it): a public description of every endpoint and field
 helps an attacker more than a user.
 
-The pages work under the site's Content-Security-Policy (script-src 'self'):
-Swagger UI is drf-spectacular's split view (its start-up script is served from its own
-URL, ``?script``, instead of inline), and Redoc is started by its ``<redoc>`` element
-and the bundled script (``api/redoc.html``: no inline script, no Google Fonts). Redoc
-writes its styles into <style> elements at run time (without them it does not render,
-checked in Chromium) and builds its search index in a worker from a blob: URL, so its
-page alone allows inline styles and blob: workers, and the footer logo its bundle loads
-from cdn.redoc.ly (hard-coded; blocked, it is a reported violation on every visit).
-Scripts stay 'self'. Swagger UI needs none of these exceptions: dropping the Redoc route
-would leave the site without any."""
+The page works under the site's Content-Security-Policy with no exception: Swagger UI
+is drf-spectacular's split view (its start-up script is served from its own URL,
+``?script``, instead of inline). There is no Redoc page: Redoc styles itself with
+inline <style> elements, builds its search index in a blob: worker and loads its logo
+from cdn.redoc.ly, so it would need a weaker policy and a request to a third party from
+a tool whose users handle personal data; Swagger UI documents the same schema."""
 
-from csp.constants import SELF, UNSAFE_INLINE
-from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.utils.decorators import method_decorator
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.exceptions import NotAuthenticated, PermissionDenied
 from rest_framework.permissions import BasePermission
 
@@ -53,15 +46,3 @@ class _DocsPage:
 
 class SwaggerView(_DocsPage, SpectacularSwaggerSplitView):
     pass
-
-
-REDOC_CSP = {
-    "style-src": [SELF, UNSAFE_INLINE],
-    "worker-src": [SELF, "blob:"],
-    "img-src": [SELF, "data:", "https://cdn.redoc.ly"],
-}
-
-
-@method_decorator(csp_update(REDOC_CSP), name="dispatch")
-class RedocView(_DocsPage, SpectacularRedocView):
-    template_name = "api/redoc.html"

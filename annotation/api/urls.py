@@ -1,7 +1,7 @@
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
-from .docs import RedocView, SchemaView, SwaggerView
+from .docs import SchemaView, SwaggerView
 from .views_annotations import EntityViewSet, MentionViewSet
 from .views_audit import AuditEventViewSet
 from .views_corpora import CorpusViewSet, DocumentViewSet, ImportJobViewSet, MembershipViewSet
@@ -28,6 +28,5 @@ router.register("trained-models", TrainedModelViewSet, basename="trainedmodel")
 urlpatterns = [
     path("schema/", SchemaView.as_view(), name="api-schema"),
     path("docs/", SwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("redoc/", RedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("", include(router.urls)),
 ]
