@@ -269,7 +269,7 @@ def main() -> None:
     fresh_database(args.database_url)
     env = server_environment(args)
     users_file = Path(tempfile.mkdtemp()) / "users.json"
-    count = max(args.annotators, args.closed_clients)
+    count = max(args.annotators, args.closed_clients) + 1  # the last one warms the server up
     subprocess.run(
         [sys.executable, str(REPO / "bench" / "load_corpus.py"), "--app-dir", str(args.app_dir),
          "--annotators", str(count), "--out", str(users_file)],
@@ -279,7 +279,7 @@ def main() -> None:
     server, base = start_server(args, env)
     try:
         print(f"app: {args.app_dir}; gunicorn {args.workers} workers x {args.threads} threads; PostgreSQL")
-        warm_up(base, users[-1])
+        warm_up(base, users.pop())
         recorder = Recorder()
         open_loop(base, users[: args.annotators], args.duration, recorder)
         report(f"Open loop: {args.annotators} annotators, one action every 2-5 s, {args.duration:.0f} s", recorder)

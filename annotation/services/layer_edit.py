@@ -82,7 +82,15 @@ def allocate_tab_id(layer: AnnotationLayer, kind: str, taken: set[str] | None = 
 
 
 def touch(*entities: Entity | int | None) -> None:
-    """Mark entities as changed by a person: pre-annotation runs leave them alone."""
-    ids = [e.pk if isinstance(e, Entity) else e for e in entities if e is not None]
+    """Mark entities as changed by a person: pre-annotation runs leave them alone.
+    An entity object already marked is skipped (no write on every later decision)."""
+    ids = [
+        e.pk if isinstance(e, Entity) else e
+        for e in entities
+        if e is not None and not (isinstance(e, Entity) and e.touched)
+    ]
     if ids:
         Entity.objects.filter(pk__in=ids, touched=False).update(touched=True)
+    for entity in entities:
+        if isinstance(entity, Entity):
+            entity.touched = True
