@@ -167,6 +167,14 @@ def can_edit_layer(user: User, layer: AnnotationLayer) -> bool:
     return layer_access(user, layer).editable
 
 
+def layer_with_access(user: User, layer_pk: int) -> tuple[AnnotationLayer | None, LayerAccess]:
+    """The layer (with its document, corpus and annotator) and the user's access to it;
+    (None, NO_ACCESS) when no such layer exists. A page or endpoint answers "not found"
+    unless ``access.visible``, so an unknown layer and one out of reach look alike."""
+    layer = AnnotationLayer.objects.select_related("document__corpus", "annotator").filter(pk=layer_pk).first()
+    return layer, (layer_access(user, layer) if layer is not None else NO_ACCESS)
+
+
 def write_refusal(user: User, layer: AnnotationLayer, access: LayerAccess | None = None) -> str | None:
     """Why ``user`` may not change ``layer``'s annotations now (None: they may). The
     status and review-order reasons come first: they tell the user what to do.

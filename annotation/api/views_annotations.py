@@ -28,10 +28,10 @@ from .permissions import CanEditLayer
 
 
 def _editable_layer(user, layer_id: int) -> AnnotationLayer:
-    layer = policy.visible_layers(user).filter(pk=layer_id).select_related("document__corpus").first()
-    if layer is None:
+    layer, access = policy.layer_with_access(user, layer_id)
+    if not access.visible:
         raise NotFound(f"Layer {layer_id} not found.")
-    refusal = policy.write_refusal(user, layer)
+    refusal = policy.write_refusal(user, layer, access)
     if refusal:
         raise PermissionDenied(refusal)
     return layer
@@ -164,7 +164,7 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         decisions.set_entity_decision(entity, actor=request.user, expected_version=version, **data)
         # The permission was checked above; the summary is read for this entity alone, and
         # the version is the one the service left on the layer object.
-        summary = with_entity_summary(Entity.objects.filter(pk=entity.pk).select_related("layer")).get()
+        summary = with_entity_summary(Entity.objects.filter(pk=entity.pk)).get()
         return Response({**EntitySerializer(summary).data, "layer_version": entity.layer.version})
 
     @extend_schema(request=EntityMergeSerializer, responses={200: EntitySerializer})

@@ -39,8 +39,7 @@ ENGINE_REFRESHED = (
 
 def visible_layer(request: HttpRequest, pk: int) -> AnnotationLayer:
     """The layer if the user may see it (else 404), with ``user_can_edit`` set."""
-    layer = AnnotationLayer.objects.select_related("document__corpus", "annotator").filter(pk=pk).first()
-    access = policy.layer_access(request.user, layer) if layer is not None else policy.NO_ACCESS
+    layer, access = policy.layer_with_access(request.user, pk)
     if not access.visible:
         raise Http404("No such layer.")
     layer.user_can_edit = access.editable

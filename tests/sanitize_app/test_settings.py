@@ -17,6 +17,19 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     )
 
 
+def production_shell(code: str, **env: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in ``manage.py shell`` under the production settings and ``env``."""
+    return manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        code,
+        DJANGO_SETTINGS_MODULE="sanitize_app.settings.production",
+        SECRET_KEY=secrets.token_urlsafe(64),
+        **env,
+    )
+
+
 def test_check_deploy_is_clean_with_production_settings():
     result = manage(
         "check",
@@ -66,13 +79,8 @@ def test_the_policy_can_be_rolled_out_report_only_from_the_environment():
         "settings.CONTENT_SECURITY_POLICY_REPORT_ONLY['DIRECTIVES']['script-src'], "
         "settings.CONTENT_SECURITY_POLICY_REPORT_ONLY['DIRECTIVES']['report-uri'])"
     )
-    result = manage(
-        "shell",
-        "--no-imports",
-        "-c",
+    result = production_shell(
         code,
-        DJANGO_SETTINGS_MODULE="sanitize_app.settings.production",
-        SECRET_KEY=secrets.token_urlsafe(64),
         SANITIZE_CSP_REPORT_ONLY="1",
         SANITIZE_CSP_REPORT_URI="/csp-reports/",
     )
@@ -86,13 +94,8 @@ def test_throttling_is_read_from_the_environment():
         "print(settings.AXES_FAILURE_LIMIT, settings.AXES_COOLOFF_TIME, settings.AXES_LOCKOUT_PARAMETERS, "
         "settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'], settings.REST_FRAMEWORK['NUM_PROXIES'])"
     )
-    result = manage(
-        "shell",
-        "--no-imports",
-        "-c",
+    result = production_shell(
         code,
-        DJANGO_SETTINGS_MODULE="sanitize_app.settings.production",
-        SECRET_KEY=secrets.token_urlsafe(64),
         SANITIZE_LOGIN_FAILURE_LIMIT="7",
         SANITIZE_LOGIN_COOLOFF_MINUTES="30",
         SANITIZE_API_USER_RATE="600/min",
