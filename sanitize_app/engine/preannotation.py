@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from .classifier import MaskingClassifier
 from .context import DocumentContext, EntityView
+from .encoder import DEFAULT_ENCODER
 from .indicators import (
     CombinedRisk,
     IndicatorStatus,
@@ -27,6 +28,7 @@ from .information_content import CorpusStatistics, LanguageModelContent
 from .lm import load_masked_lm
 from .optimizer import MaskingProblem, solve
 from .recognizer import EntityRecognizer
+from .span_encoder import ContextualSpanEncoder
 
 _APPLICATION_NUMBER = re.compile(r"^\d{1,6}/\d{2,4}$")
 
@@ -38,6 +40,10 @@ class EngineConfig:
     sequence_model: str | None = None  # local path of a MASK/NO_MASK token classifier
     lm_classifier: str | None = None  # path of a MaskingClassifier trained on LM features
     span_classifier: str | None = None  # path of a MaskingClassifier trained on span features
+    # The pretrained encoder (``encoder``): an installed package or a local directory,
+    # loaded on first use; its SHA-256 checked (``encoder_sha256`` for a user's own).
+    encoder: str | None = DEFAULT_ENCODER
+    encoder_sha256: str = ""
     agreement: int = 1  # an entity is risky when at least this many indicators agree
     device: str = "cpu"
     perturbation: bool = True
@@ -106,12 +112,17 @@ class PreannotationEngine:
         loaded = load_masked_lm(self.config.masked_lm, self.config.device)
         self.lm = loaded.model
         self.ic = LanguageModelContent(self.lm) if self.lm else (statistics or CorpusStatistics())
+        self.span_encoder = ContextualSpanEncoder(
+            self.config.encoder, self.config.device, sha256=self.config.encoder_sha256
+        )
         tokenizer, sequence_model, sequence_reason = load_token_classifier(
             self.config.sequence_model, self.config.device
         )
         indicators = [
             LMProbabilityIndicator(self.lm, _load_classifier(self.config.lm_classifier), loaded.reason, self.ic),
-            SpanClassificationIndicator(_load_classifier(self.config.span_classifier), self.lm, self.ic),
+            SpanClassificationIndicator(
+                _load_classifier(self.config.span_classifier), self.lm, self.ic, encoder=self.span_encoder
+            ),
             PerturbationIndicator(
                 self.lm if self.config.perturbation else None,
                 loaded.reason if self.config.perturbation else "disabled in the configuration",

