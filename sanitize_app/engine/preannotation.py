@@ -6,12 +6,12 @@ Direct identifiers (the protected person's name, application numbers) are always
 masked; the rest is masked when the optimizer needs it to cover a risky entity or
 combination."""
 
-import re
 import time
 from dataclasses import dataclass, field
 
 from .classifier import MaskingClassifier
 from .context import DocumentContext, EntityView
+from .direct_identifiers import is_direct_identifier
 from .encoder import DEFAULT_ENCODER
 from .indicators import (
     CombinedRisk,
@@ -29,8 +29,6 @@ from .lm import load_masked_lm
 from .optimizer import MaskingProblem, solve
 from .recognizer import EntityRecognizer
 from .span_encoder import ContextualSpanEncoder
-
-_APPLICATION_NUMBER = re.compile(r"^\d{1,6}/\d{2,4}$")
 
 
 @dataclass
@@ -192,18 +190,7 @@ class PreannotationEngine:
         risky entities and combinations (each needs one masked entity), the direct ones."""
         text = context.text
         ic = {e.index: self.ic.information_content(text, e.mentions[0]) for e in context.entities}
-        direct = {e.index for e in context.entities if self._is_direct(e, text)}
+        direct = {e.index for e in context.entities if is_direct_identifier(e, text)}
         combinations = [(index,) for index in assessment.risky] + [c.entities for c in assessment.combinations]
         return MaskingProblem(ic, combinations, direct)
 
-    @staticmethod
-    def _is_direct(entity: EntityView, text: str) -> bool:
-        """The protected person's name, and application numbers (they identify the case
-        and so its applicant)."""
-        if entity.protected:
-            return True
-        if entity.label != "CODE":
-            return False
-        first = entity.first_text(text)
-        before = text[max(0, entity.mentions[0][0] - 40) : entity.mentions[0][0]].lower()
-        return bool(_APPLICATION_NUMBER.match(first)) and ("application" in before or "no." in before)
