@@ -5,11 +5,8 @@ identify the case and so its applicant).
 Such an entity is always masked (DIRECT) whatever the risk indicators and the trained
 classifiers say: privacy first."""
 
-import re
-
 from .context import EntityView
-
-_APPLICATION_NUMBER = re.compile(r"^\d{1,6}/\d{2,4}$")
+from .recognizer.direct import is_application_number
 
 
 def is_direct_identifier(entity: EntityView, text: str) -> bool:
@@ -17,6 +14,5 @@ def is_direct_identifier(entity: EntityView, text: str) -> bool:
         return True
     if entity.label != "CODE":
         return False
-    first = entity.first_text(text)
-    before = text[max(0, entity.mentions[0][0] - 40) : entity.mentions[0][0]].lower()
-    return bool(_APPLICATION_NUMBER.match(first)) and ("application" in before or "no." in before)
+    # Any mention: a NER may have grouped a bare later mention with the announced one.
+    return any(is_application_number(text, start, end) for start, end in entity.mentions)

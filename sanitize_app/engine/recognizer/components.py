@@ -4,14 +4,16 @@ Each component adds its candidates to ``doc.user_data["tab_candidates"]``;
 ``tab_resolver`` is where they all meet: it first applies the rules every span obeys,
 whatever its source (trimmed, never across a paragraph break: ``paragraphs``; legal
 phrases typed as laws or institutions, never as people: ``legal``), then keeps the
-longest of overlapping ones (or, configured with ``first=["person", "ner"]``, those
-sources' own first) and stores the result in
+longest of overlapping ones, after the rules' finds of direct identifiers, which
+nothing removes (``direct``), and (configured with ``first=["person", "ner"]``) those
+sources' own and stores the result in
 ``doc.user_data["tab_spans"]`` (character offsets, exact: TAB offsets do not follow
 token boundaries). The person to protect is read from ``doc.user_data["tab_person"]``.
 """
 
 from spacy.language import Language
 
+from .direct import is_direct_find
 from .gazetteers import gazetteer_candidates, load_gazetteers
 from .legal import retype_legal_phrases
 from .names import name_candidates
@@ -68,7 +70,8 @@ def make_tab_resolver(nlp, name: str, first: list[str]):
         gazetteers = load_gazetteers()
         candidates = within_paragraphs(doc.text, doc.user_data.pop(CANDIDATES, []), gazetteers.boilerplate)
         candidates = retype_legal_phrases(doc.text, candidates, gazetteers)
-        doc.user_data[SPANS] = resolve_overlaps(candidates, preferred)
+        text = doc.text
+        doc.user_data[SPANS] = resolve_overlaps(candidates, preferred, lambda c: is_direct_find(c, text))
         return doc
 
     return tab_resolver

@@ -14,11 +14,12 @@ from .masking import train_masking_classifier
 from .recognizer import train_recognizer
 from .result import TrainingError, TrainingResult
 from .sequence import train_sequence_labeller
-from .split import split_documents
+from .split import kfold_documents, split_documents
 
 __all__ = [
     "TrainingError",
     "TrainingResult",
+    "kfold_documents",
     "split_documents",
     "train_masking_classifier",
     "train_recognizer",

@@ -58,3 +58,18 @@ def split_documents(
     train = [d for d in documents if str(d["doc_id"]) in train_ids]
     heldout = [d for d in documents if str(d["doc_id"]) in heldout_ids]
     return train, heldout
+
+
+def kfold_documents(documents: list[dict], *, k: int = 5, seed: int = 13) -> list[tuple[list[dict], list[dict]]]:
+    """k (train, held-out) pairs by document: the ``doc_id``s, sorted then shuffled with
+    ``seed``, are dealt round-robin into k folds of sizes differing by at most one; each
+    fold is held out once. Every layer of a document stays on one side."""
+    ids = sorted({str(document["doc_id"]) for document in documents})
+    if not 2 <= k <= len(ids):
+        raise TrainingError(f"k-fold cross-validation needs 2 <= k <= {len(ids)} documents, not k={k}")
+    random.Random(seed).shuffle(ids)
+    folds = [set(ids[i::k]) for i in range(k)]
+    return [
+        ([d for d in documents if str(d["doc_id"]) not in fold], [d for d in documents if str(d["doc_id"]) in fold])
+        for fold in folds
+    ]

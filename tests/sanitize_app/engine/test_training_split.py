@@ -2,7 +2,7 @@
 
 import pytest
 
-from sanitize_app.engine.training import TrainingError, split_documents
+from sanitize_app.engine.training import TrainingError, kfold_documents, split_documents
 
 
 def docs(*specs):
@@ -71,3 +71,37 @@ def test_one_document_trains_and_nothing_is_held_out():
 def test_a_train_share_outside_zero_one_is_refused(share):
     with pytest.raises(TrainingError, match="train_share"):
         split_documents(docs(("a", None), ("b", None)), train_share=share)
+
+
+def test_five_folds_of_the_41_dev_documents_hold_each_document_out_exactly_once(sample_documents):
+    folds = kfold_documents(sample_documents, k=5, seed=13)
+    held = [ids(heldout) for _, heldout in folds]
+    # 41 = 5 * 8 + 1: one fold of 9 documents, four of 8.
+    assert sorted(len(h) for h in held) == [8, 8, 8, 8, 9]
+    assert sorted(i for h in held for i in h) == sorted(ids(sample_documents))
+    for train, heldout in folds:
+        assert not set(ids(train)) & set(ids(heldout))
+        assert len(train) + len(heldout) == 41
+
+
+def test_folds_depend_on_the_seed_not_on_the_input_order(sample_documents):
+    forward = kfold_documents(sample_documents, k=5, seed=13)
+    backward = kfold_documents(list(reversed(sample_documents)), k=5, seed=13)
+    assert [set(ids(h)) for _, h in forward] == [set(ids(h)) for _, h in backward]
+    assert [set(ids(h)) for _, h in kfold_documents(sample_documents, k=5, seed=14)] != [
+        set(ids(h)) for _, h in forward
+    ]
+
+
+def test_layers_of_one_document_share_a_fold():
+    documents = docs(*[(name, None) for name in "abcdef"]) + docs(("c", None))
+    for train, heldout in kfold_documents(documents, k=3, seed=1):
+        assert not set(ids(train)) & set(ids(heldout))
+        if "c" in ids(heldout):
+            assert ids(heldout).count("c") == 2
+
+
+@pytest.mark.parametrize("k", [1, 8])
+def test_k_outside_two_to_the_number_of_documents_is_refused(k):
+    with pytest.raises(TrainingError, match="k-fold"):
+        kfold_documents(docs(*[(name, None) for name in "abcdefg"]), k=k)
