@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 
 from .classifier import MaskingClassifier
+from .confidential import NOT_CONFIDENTIAL, propose_entity
 from .context import DocumentContext, EntityView
 from .direct_identifiers import is_direct_identifier
 from .encoder import DEFAULT_ENCODER
@@ -68,6 +69,10 @@ class ProposedEntity:
     information_content: float
     # The trained models' P(mask) (None when only rules judged it): how unsure they were.
     mask_probability: float | None = None
+    # The proposed TAB confidential status (BELIEF, POLITICS, SEX, ETHNIC, HEALTH or
+    # NOT_CONFIDENTIAL) and why (see confidential.py).
+    confidential: str = NOT_CONFIDENTIAL
+    confidential_reason: str = ""
 
 
 @dataclass
@@ -169,6 +174,7 @@ class PreannotationEngine:
             mentions = [
                 ProposedMention(m.start, m.end, m.label, text[m.start : m.end], m.source) for m in group.mentions
             ]
+            confidential = propose_entity(text, [(m.start, m.end, m.entity_type) for m in mentions])
             entities.append(
                 ProposedEntity(
                     index,
@@ -179,6 +185,8 @@ class PreannotationEngine:
                     reasons,
                     ic[index],
                     assessment.mask_probability(index),
+                    confidential.status,
+                    confidential.reason,
                 )
             )
         return Preannotation(
@@ -193,4 +201,3 @@ class PreannotationEngine:
         direct = {e.index for e in context.entities if is_direct_identifier(e, text)}
         combinations = [(index,) for index in assessment.risky] + [c.entities for c in assessment.combinations]
         return MaskingProblem(ic, combinations, direct)
-
