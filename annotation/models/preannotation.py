@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from ..enums import EntityType, IdentifierType
+from ..enums import ConfidentialStatus, EntityType, IdentifierType
 from .corpus import Corpus
 from .document import Document
 
@@ -81,6 +81,12 @@ class Prediction(models.Model):
     )
     information_content = models.FloatField(default=0.0)
     reasons = models.JSONField(default=list, blank=True)
+    # The confidential status proposed for the entity (shown with the identifier
+    # suggestion, taken by the same key), and why.
+    confidential_status = models.CharField(
+        max_length=20, choices=ConfidentialStatus.choices, default=ConfidentialStatus.NOT_CONFIDENTIAL
+    )
+    confidential_reason = models.CharField(max_length=300, blank=True)
     source = models.CharField(max_length=60, blank=True, help_text="Which part of the recognizer found the span.")
 
     class Meta:
@@ -93,6 +99,10 @@ class Prediction(models.Model):
             models.CheckConstraint(condition=Q(entity_type__in=EntityType.values), name="prediction_entity_type_valid"),
             models.CheckConstraint(
                 condition=Q(identifier_type__in=IdentifierType.values), name="prediction_identifier_type_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(confidential_status__in=ConfidentialStatus.values),
+                name="prediction_confidential_status_valid",
             ),
         ]
 

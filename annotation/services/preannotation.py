@@ -128,6 +128,8 @@ def store_predictions(run: PreannotationRun, document: Document, result: Preanno
             mask_probability=None if entity.mask_probability is None else round(entity.mask_probability, 4),
             information_content=round(entity.information_content, 4),
             reasons=entity.reasons[:20],
+            confidential_status=entity.confidential,
+            confidential_reason=entity.confidential_reason[:300],
             source=mention.source[:60],
         )
         for entity in result.entities

@@ -4,9 +4,11 @@ An annotator's work always wins: an entity a person changed in any way (``touche
 or a span overlapping one of its mentions, is never replaced. Untouched pre-annotated
 entities are exchanged for the new predictions; an identical proposal keeps its
 mention ids, so re-running the engine over unchanged documents changes nothing.
-Pre-annotated mentions carry no decision: the proposed identifier type stays on the
-prediction (shown as a suggestion in the workspace), so nobody confirms a layer
-without looking at it."""
+Pre-annotated mentions carry no decision: the proposed identifier type and confidential
+status stay on the prediction (shown as a suggestion in the workspace), so nobody
+confirms a layer without looking at it. Taking the suggestion (``take_suggestion``, the
+workspace's ``g``) is a person's decision like any other, through the same service (audit
+trail, undo); it never replaces a confidential status that a person chose."""
 
 from collections import defaultdict
 from dataclasses import dataclass
@@ -15,8 +17,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from ..enums import ConfidentialStatus, EditType, LayerStatus, Origin
-from ..models import AnnotationLayer, Entity, Mention, Prediction, RunDocument
+from ..models import AnnotationLayer, AuditEvent, Entity, Mention, Prediction, RunDocument
 from .audit import record_event
+from .decisions import set_entity_decision
+from .errors import DomainError
 from .layer_edit import allocate_tab_id, layer_edit
 
 # Layers a pre-annotation may still change: not yet confirmed.
@@ -152,3 +156,62 @@ def apply_latest_predictions(layer: AnnotationLayer, *, actor: AbstractBaseUser 
     """Pre-annotate a newly assigned layer with what the engine last proposed."""
     predictions = latest_predictions(layer.document)
     return apply_predictions(layer, predictions, actor=actor) if predictions else ApplyResult()
+
+
+PROPOSAL_FIELDS = (
+    "identifier_type",
+    "risk",
+    "reasons",
+    "information_content",
+    "confidential_status",
+    "confidential_reason",
+)
+
+
+def engine_proposal(entity_id: int) -> dict | None:
+    """What the engine proposed for an entity (its first pre-annotated mention's
+    prediction), or None when no mention of it came from the engine."""
+    return Prediction.objects.filter(mentions__entity_id=entity_id).values(*PROPOSAL_FIELDS).first()
+
+
+def confidential_set_by_person(entity: Entity) -> bool:
+    """Whether a person chose this entity's confidential status: a category on any of
+    its mentions (the pre-annotation only writes NOT_CONFIDENTIAL), or a decision that
+    set it and was not undone (a deliberate NOT_CONFIDENTIAL looks like the default)."""
+    statuses = set(entity.mentions.values_list("confidential_status", flat=True))
+    if statuses - {None, ConfidentialStatus.NOT_CONFIDENTIAL}:
+        return True
+    changes = AuditEvent.objects.filter(
+        layer_id=entity.layer_id, action="entity.decision", target=entity.tab_entity_id, undone=False
+    ).values_list("changes", flat=True)
+    return any(((change or {}).get("after") or {}).get("confidential_status") for change in changes)
+
+
+def confidential_to_take(entity: Entity, proposed: str | None) -> str | None:
+    """The confidential status that taking the suggestion writes: the engine's category,
+    unless it is NOT_CONFIDENTIAL, already there, or a person chose the status."""
+    if not proposed or proposed == ConfidentialStatus.NOT_CONFIDENTIAL:
+        return None
+    if set(entity.mentions.values_list("confidential_status", flat=True)) == {proposed}:
+        return None
+    return None if confidential_set_by_person(entity) else proposed
+
+
+def take_suggestion(
+    entity: Entity, *, actor: AbstractBaseUser | None, expected_version: int | None = None
+) -> tuple[str, str | None]:
+    """Apply the engine's suggestion to ``entity`` as the person's decision: its
+    identifier type and, where ``confidential_to_take`` allows, its confidential status.
+    Returns (identifier type, confidential status written or None)."""
+    proposal = engine_proposal(entity.pk)
+    if proposal is None:
+        raise DomainError("The engine made no suggestion for this entity.", field="entity")
+    confidential = confidential_to_take(entity, proposal["confidential_status"])
+    set_entity_decision(
+        entity,
+        actor=actor,
+        identifier_type=proposal["identifier_type"],
+        confidential_status=confidential,
+        expected_version=expected_version,
+    )
+    return proposal["identifier_type"], confidential

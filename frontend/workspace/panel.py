@@ -1,8 +1,9 @@
 """The panel of the current entity: its mentions in context and what can be done."""
 
 from annotation.enums import ConfidentialStatus, EntityType, IdentifierType
-from annotation.models import Prediction
+from annotation.models import Entity
 from annotation.services.occurrences import unannotated_occurrences
+from annotation.services.preannotation_apply import confidential_to_take, engine_proposal
 
 from .model import EntityView, LayerView
 
@@ -22,18 +23,25 @@ def snippet(text: str, start: int, end: int) -> tuple[str, str, str]:
 
 
 def engine_suggestion(entity: EntityView) -> dict | None:
-    """What the pre-annotation engine proposed for this entity, if it came from it."""
+    """What the pre-annotation engine proposed for this entity, if it came from it: the
+    identifier type and the confidential status, and what ``g`` would take of them."""
     if entity.suggested is None:
         return None  # no mention of it was proposed by the engine: no query needed
-    row = (
-        Prediction.objects.filter(mentions__entity_id=entity.id)
-        .values("identifier_type", "risk", "reasons", "information_content")
-        .first()
-    )
+    row = engine_proposal(entity.id)
     if row is None:
         return None
     row["label"] = IdentifierType(row["identifier_type"]).label
-    row["accepted"] = entity.identifier_type == row["identifier_type"]
+    confidential = row["confidential_status"]
+    row["confidential"] = confidential if confidential != ConfidentialStatus.NOT_CONFIDENTIAL else None
+    row["take_confidential"] = None
+    if row["confidential"]:
+        row["confidential_label"] = ConfidentialStatus(confidential).label
+        row["confidential_taken"] = entity.confidential_status == confidential
+        if not row["confidential_taken"]:
+            row["take_confidential"] = confidential_to_take(Entity.objects.get(pk=entity.id), confidential)
+        # Neither taken nor takeable: the annotator chose another status, which stays.
+        row["confidential_kept"] = not row["confidential_taken"] and row["take_confidential"] is None
+    row["accepted"] = entity.identifier_type == row["identifier_type"] and row["take_confidential"] is None
     return row
 
 

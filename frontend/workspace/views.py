@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation import permissions as policy
 from annotation.enums import ConfidentialStatus, EntityType, IdentifierType, LayerStatus
 from annotation.models import AnnotationLayer, Entity, Mention
-from annotation.services import coreference, decisions, mentions, occurrences, undo
+from annotation.services import coreference, decisions, mentions, occurrences, preannotation_apply, undo
 from annotation.services.errors import DomainError, StaleLayerVersion
 from annotation.services.layer_states import READ_MASKED_FIRST, unread_review
 from annotation.services.notifications import only_engine_changed
@@ -218,6 +218,8 @@ def split_mention(request, layer, *, version, mention_id):
 @workspace_action
 def set_decision(request, layer, *, version, entity_id):
     entity = _entity(layer, entity_id)
+    if request.POST.get("take") == "suggestion":
+        return take_suggestion(request, layer, entity, version)
     decisions.set_entity_decision(
         entity,
         actor=request.user,
@@ -226,6 +228,21 @@ def set_decision(request, layer, *, version, entity_id):
         expected_version=version,
     )
     return workspace_update(request, layer, editable=True, entities=[entity.pk], decision_only=True)
+
+
+def take_suggestion(request, layer, entity: Entity, version: int) -> HttpResponse:
+    """``g``: the engine's suggestion, decided on the server as it stands now (its
+    identifier type; its confidential status unless a person chose one)."""
+    identifier, confidential = preannotation_apply.take_suggestion(entity, actor=request.user, expected_version=version)
+    taken = IdentifierType(identifier).label + (f", {ConfidentialStatus(confidential).label}" if confidential else "")
+    return workspace_update(
+        request,
+        layer,
+        editable=True,
+        entities=[entity.pk],
+        decision_only=True,
+        message=f"Took the suggestion: {taken}.",
+    )
 
 
 @workspace_action

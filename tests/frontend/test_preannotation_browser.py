@@ -1,6 +1,6 @@
 """Pre-annotation end to end in a real Chromium: the manager starts a run from the
 corpus page and watches it finish; the annotator's workspace shows the engine's
-suggestion, and the g key takes it."""
+suggestion, and the g key takes it (with the confidential status it proposes)."""
 
 import pytest
 
@@ -57,3 +57,30 @@ def test_manager_runs_the_engine_and_the_annotator_takes_a_suggestion(login, liv
     assert "taken" in annotator.inner_text("#panel-decision .suggestion")
     refreshed = AnnotationLayer.objects.get(pk=layer.pk)
     assert refreshed.status == "in_progress"  # the annotator's first decision starts the work
+
+
+def test_g_takes_the_confidential_proposal_with_the_decision(login, live_server, team):
+    corpus, layer = team
+    ARTIFACTS.mkdir(exist_ok=True)
+    manager = login("mia")
+    manager.goto(f"{live_server.url}/corpora/{corpus.pk}/")
+    manager.click("#preannotation button[type=submit]")
+    manager.wait_for_selector("#run-status .status-succeeded", timeout=30_000)
+
+    annotator = login("ann")
+    annotator.goto(f"{live_server.url}/layers/{layer.pk}/")
+    annotator.wait_for_selector("#workspace[aria-busy='false']")
+    party = layer.mentions.filter(span_text="TKP/ML-TIKKO").first()
+    annotator.click(f'#doc-text [data-m="{party.pk}"]')
+    annotator.wait_for_selector("#panel-decision .suggestion")
+    shown = annotator.inner_text("#panel-decision .suggestion")
+    assert "and confidential Political opinion or union membership" in shown
+    annotator.click("#panel-decision .suggestion summary")  # open "Why"
+    annotator.locator("#entity-panel").screenshot(path=str(ARTIFACTS / "workspace-confidential-proposal.png"))
+    annotator.keyboard.press("g")
+    annotator.wait_for_selector("#panel-decision .suggestion.accepted")
+    annotator.wait_for_selector("#workspace[aria-busy='false']")
+    assert set(layer.mentions.filter(entity_id=party.entity_id).values_list("confidential_status", flat=True)) == {
+        "POLITICS"
+    }
+    assert annotator.locator("#panel-decision select[data-action='confidential']").input_value() == "POLITICS"

@@ -113,12 +113,12 @@ function start(ws) {
 
   // ---- Actions ------------------------------------------------------------------------
   /** Decide on ``entity`` (default: the current one, read now, at the key press). */
-  function decide(field, value, entity) {
+  function decide(field, value, entity, extra = {}) {
     const target = entity ? String(entity) : current.entity;
     if (!target) return flash("Select an entity first (click a mention, or r for review mode).", "info");
     const early = field === "identifier_type" && editable && ws.dataset.serverFirst === undefined;
     const change = early ? decisions.apply(target, value) : null;
-    post(urlFor("decisionUrl", target), { [field]: value }, {
+    post(urlFor("decisionUrl", target), { [field]: value, ...extra }, {
       answered: () => change && decisions.settle(change),
       cancelled: () => change && decisions.rollback(change),
       refused: (status, dropped) => {
@@ -337,7 +337,11 @@ function start(ws) {
     const action = target.closest("[data-action]");
     if (action && action.tagName === "BUTTON") {
       const kind = action.dataset.action;
-      if (kind === "decision") return decide(action.dataset.field, action.dataset.value, action.dataset.entity);
+      if (kind === "decision") {
+        // "Take it" (g): the server decides what the suggestion writes (see take_suggestion).
+        const extra = action.dataset.take ? { take: action.dataset.take } : {};
+        return decide(action.dataset.field, action.dataset.value, action.dataset.entity, extra);
+      }
       if (kind === "merge") return mergeInto(action.dataset.entity, $("#merge-source") && $("#merge-source").value);
       if (kind === "occurrences") return post(urlFor("occurrencesUrl", action.dataset.entity));
       return mentionAction(kind, action.dataset.mention);
