@@ -116,6 +116,12 @@ def render_entity_row(entity: EntityView, *, oob: bool = False) -> str:
         if suggested
         else ""
     )
+    proposed = entity.suggested_confidential
+    if proposed and confidential in (None, "NOT_CONFIDENTIAL"):
+        hint += (
+            f' <span class="suggests" title="the engine proposes confidential: {proposed.lower()}">'
+            f"→ {proposed.lower()}</span>"
+        )
     swap = ' hx-swap-oob="true"' if oob else ""
     return (
         f'<li id="ent-{entity.id}" class="ent{state}{" inconsistent" if entity.inconsistent else ""}"'

@@ -18,6 +18,7 @@ MENTION_FIELDS = (
     "origin",
     "edit_type",
     "prediction__identifier_type",
+    "prediction__confidential_status",
 )
 
 
@@ -34,6 +35,7 @@ class MentionView:
     origin: str
     edit_type: str | None
     suggested: str | None  # the pre-annotation engine's proposed identifier type
+    suggested_confidential: str | None = None  # and its proposed confidential status
 
 
 @dataclass
@@ -54,6 +56,12 @@ class EntityView:
     @property
     def suggested(self) -> str | None:
         return next((m.suggested for m in self.mentions if m.suggested), None)
+
+    @property
+    def suggested_confidential(self) -> str | None:
+        """The engine's confidential category for this entity, if it proposed one."""
+        proposed = (m.suggested_confidential for m in self.mentions)
+        return next((p for p in proposed if p and p != "NOT_CONFIDENTIAL"), None)
 
     @property
     def decided(self) -> bool:

@@ -66,3 +66,15 @@ def test_another_annotator_cannot_take_on_this_layer(layer, party, client_for, p
     response = take(client_for(people["bob"]), layer, party, "QUASI")
     assert response.status_code in (403, 404)
     assert set(party.mentions.values_list("identifier_type", "confidential_status")) == {(None, "NOT_CONFIDENTIAL")}
+
+
+def test_the_entity_list_hints_at_the_proposal_until_a_category_is_set(layer, party, client_for, people):
+    client = client_for(people["ann"])
+
+    def row() -> str:
+        page = client.get(f"/layers/{layer.pk}/").content.decode()
+        return page[page.index(f'id="ent-{party.pk}"') :].split("</li>")[0]
+
+    assert 'title="the engine proposes confidential: politics">→ politics<' in row()
+    set_entity_decision(party, actor=people["ann"], confidential_status=ConfidentialStatus.POLITICS)
+    assert "→ politics" not in row() and '<span class="conf-flag">politics</span>' in row()
