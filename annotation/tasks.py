@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from sanitize_app.celery import app as celery_app
 
 from .models import AnnotationLayer, Corpus, ImportJob, PreannotationRun, RunDocument, TrainedModel
-from .services import import_jobs, masked_review, preannotation, training
+from .services import import_jobs, masked_review, model_comparison, preannotation, training
 
 
 @shared_task(name="annotation.tasks.run_import_job", acks_late=True)
@@ -97,9 +97,10 @@ def enqueue_preannotation(run: PreannotationRun, *, after_each=None) -> int:
     return len(batches)
 
 
-# A hard limit a minute past the training's own: the training stops cleanly at its limit;
-# only a training stuck beyond it is killed (and then found failed by its heartbeat).
-_TRAINING_LIMIT = settings.SANITIZE_TRAINING.get("time_limit_s") or 1800
+# A hard limit a minute past the training's own and the comparison's that follows it:
+# both stop cleanly at their limits; only a training stuck beyond them is killed (and
+# then found failed by its heartbeat).
+_TRAINING_LIMIT = (settings.SANITIZE_TRAINING.get("time_limit_s") or 1800) + model_comparison.time_limit_s()
 
 
 @shared_task(name="annotation.tasks.train_model", acks_late=True, time_limit=_TRAINING_LIMIT + 60)
@@ -138,7 +139,9 @@ def _train_in_thread(model_id: int) -> None:
 
 @shared_task(name="annotation.tasks.retrain_due_models")
 def retrain_due_models() -> list[str]:
-    """Celery beat: start the trainings that enough newly finished layers made due."""
+    """Celery beat: start the trainings that enough newly finished layers made due. With
+    SANITIZE_TRAINING["auto_promote"], each is promoted at its end only when it needs no
+    written reason (``services.promotion.auto_promote``): never a model that is worse."""
     training.fail_lost_trainings()
     started = []
     for corpus in Corpus.objects.all():

@@ -1,7 +1,9 @@
 """The model registry over the API (managers): list and follow trainings, start one,
-promote a version. The rules are ``annotation.services.training``'s."""
+promote a version (with a written reason when it is not shown to be at least as good
+as the model in use). The rules are ``annotation.services.training``'s and
+``promotion_guard``'s."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
@@ -9,12 +11,23 @@ from rest_framework.response import Response
 
 from .. import permissions as policy
 from ..models import TrainedModel
-from ..services import training
+from ..services import promotion_guard, training
 from .fields import VisibleCorpusField
 from .filters import TrainedModelFilter
 
 
 class TrainedModelSerializer(serializers.ModelSerializer):
+    promoted_by = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="Who made it the model in use last (null: never, or the schedule or a command).",
+    )
+    promotion_needs_reason = serializers.SerializerMethodField(
+        help_text="Why promoting this version needs a written reason (a drop of ER_di or ER_qi against the model "
+        "in use on the same held-out documents, or no such comparison); empty when it needs none."
+    )
+
     class Meta:
         model = TrainedModel
         fields = [
@@ -32,16 +45,45 @@ class TrainedModelSerializer(serializers.ModelSerializer):
             "duration_s",
             "is_active",
             "activated_at",
+            "promoted_by",
+            "promotion_reason",
+            "promotion_needs_reason",
             "trigger",
             "created_at",
             "finished_at",
         ]
         read_only_fields = fields
 
+    def get_promotion_needs_reason(self, model: TrainedModel) -> str:
+        return promotion_guard.objection(model) if model.status == TrainedModel.Status.SUCCEEDED else ""
+
 
 class TrainCommandSerializer(serializers.Serializer):
     corpus = VisibleCorpusField()
     kind = serializers.ChoiceField(choices=TrainedModel.Kind.choices)
+
+
+class PromoteSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=5000,
+        help_text="Required when the model is worse than the model in use on ER_di or ER_qi (or was not compared "
+        "with it): why it should be used anyway. Stored with the model and in the audit log.",
+    )
+
+
+PROMOTION_REFUSED = OpenApiResponse(
+    response=inline_serializer(
+        "PromotionRefused",
+        {
+            "detail": serializers.CharField(required=False),
+            "field": serializers.CharField(required=False),
+        },
+    ),
+    description="Refused: the model is not trained, or it is worse than the model in use on ER_di or ER_qi "
+    "(the detail names the metrics and both values) and no reason was given (field: reason).",
+)
 
 
 class TrainedModelViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -52,7 +94,7 @@ class TrainedModelViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
 
     def get_queryset(self):
         models = TrainedModel.objects.filter(corpus__in=policy.managed_corpora(self.request.user))
-        return models.order_by("corpus", "kind", "-version")
+        return models.select_related("promoted_by").order_by("corpus", "kind", "-version")
 
     @extend_schema(request=TrainCommandSerializer, responses={202: TrainedModelSerializer})
     def create(self, request):
@@ -67,9 +109,13 @@ class TrainedModelViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
         model = submit_training(corpus, command.validated_data["kind"], actor=request.user)
         return Response(self.get_serializer(model).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(request=None, responses={200: TrainedModelSerializer})
+    @extend_schema(request=PromoteSerializer, responses={200: TrainedModelSerializer, 400: PROMOTION_REFUSED})
     @action(detail=True, methods=["post"])
     def promote(self, request, pk=None):
-        """Use this version for pre-annotation."""
-        model = training.promote(self.get_object(), actor=request.user)
+        """Use this version for pre-annotation. A version worse than the model in use on
+        ER_di or ER_qi (held-out documents) needs a written ``reason``."""
+        model = self.get_object()
+        command = PromoteSerializer(data=request.data)
+        command.is_valid(raise_exception=True)
+        model = training.promote(model, actor=request.user, reason=command.validated_data.get("reason", ""))
         return Response(self.get_serializer(model).data)

@@ -39,6 +39,12 @@ class TrainedModel(models.Model):
     duration_s = models.FloatField(null=True, blank=True)
     is_active = models.BooleanField(default=False)
     activated_at = models.DateTimeField(null=True, blank=True)
+    # Who made it the model in use last, and the written reason when that overrode a
+    # drop against the model in use (or a missing comparison): see promotion_guard.
+    promoted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    promotion_reason = models.TextField(blank=True)
     task_id = models.CharField(max_length=100, blank=True)
     trigger = models.CharField(max_length=20, default="manual", help_text="manual, command or schedule")
     created_by = models.ForeignKey(

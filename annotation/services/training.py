@@ -5,7 +5,9 @@ and roll back.
 A training is a row of ``TrainedModel`` first (queued), then the work of a Celery task
 (``run_training``). Whatever goes wrong while training (bad configuration, no data, an
 exception, the time limit, a worker that died) ends in a failed row with the error in
-words; the active model is never touched by a training, only by ``promote``."""
+words; the active model is never touched by a training, only by ``promote`` (guarded:
+``promotion_guard``), or at the end of a training by the schedule when
+``SANITIZE_TRAINING["auto_promote"]`` is on and the model needs no reason."""
 
 import dataclasses
 import shutil
@@ -24,8 +26,13 @@ from ..corpus_io.tab_writer import iter_tab_documents
 from ..enums import FINISHED_LAYER_STATUSES, LayerStatus
 from ..models import AnnotationLayer, Corpus, TrainedModel
 from .audit import record_event
-from .engine import engine_config, forget_engines, sequence_backbone
+from .engine import engine_config, sequence_backbone
 from .errors import DomainError
+from .model_comparison import ENGINES, compare_engines, in_use_label
+from .promotion import auto_promote
+from .promotion import promote as promote  # the registry's actions, here as before
+from .promotion import roll_back as roll_back
+from .promotion_guard import GUARDED
 
 Kind = TrainedModel.Kind
 Status = TrainedModel.Status
@@ -33,6 +40,8 @@ Status = TrainedModel.Status
 # lost its worker (killed, out of memory, machine restarted).
 HEARTBEAT_STALE = timedelta(minutes=10)
 LOG_LIMIT = 20_000
+# The share of a run's progress bar that the training takes; the comparison has the rest.
+TRAINING_SHARE = 0.9
 
 
 def model_root() -> Path:
@@ -123,9 +132,10 @@ class _Progress:
 
 
 def run_training(model_id: int) -> TrainedModel:
-    """Train the queued model ``model_id`` and store the result. Never raises for a
-    training that fails: the row says what went wrong. Safe to redeliver: a model that
-    is no longer queued is left as it is."""
+    """Train the queued model ``model_id``, compare it with the engine in use and the
+    zero-shot engine on its held-out documents, and store the result. Never raises for
+    a training that fails: the row says what went wrong. Safe to redeliver: a model
+    that is no longer queued is left as it is."""
     claimed = TrainedModel.objects.filter(pk=model_id, status=Status.QUEUED).update(
         status=Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
     )
@@ -136,28 +146,58 @@ def run_training(model_id: int) -> TrainedModel:
     target = model_root() / f"corpus-{model.corpus_id}" / model.kind / f"v{model.version}"
     started = time.monotonic()
     try:
-        result = _train(model, target, progress)
+        train, heldout = _split(model, progress)
+        result = _train(model, train, heldout, target, _scaled(progress, 0.02, TRAINING_SHARE - 0.02))
     except Exception as exc:  # noqa: BLE001 - any failure must end as a failed row
         shutil.rmtree(target, ignore_errors=True)
         _finish(model, Status.FAILED, started, error=_explain(exc))
         return model
     model.path = str(Path(result.path).relative_to(model_root()))
-    model.metrics = result.metrics
+    model.metrics = {**result.metrics, "comparison": _compare(model, Path(result.path), heldout, progress)}
     model.config = result.config
     model.train_documents = list(result.train_documents)
     model.heldout_documents = list(result.heldout_documents)
     _finish(model, Status.SUCCEEDED, started)
+    if model.trigger == "schedule" and settings.SANITIZE_TRAINING.get("auto_promote"):
+        _record_auto_promotion(model, *auto_promote(model))
     return model
 
 
-def _train(model: TrainedModel, target: Path, progress: _Progress):
+def _record_auto_promotion(model: TrainedModel, promoted: bool, decided: str) -> None:
+    model.metrics = {**model.metrics, "auto_promotion": {"promoted": promoted, "why": decided}}
+    model.log = (model.log + f"{timezone.now():%H:%M:%S} {decided}\n")[-LOG_LIMIT:]
+    model.save(update_fields=["metrics", "log"])
+
+
+def _scaled(progress: _Progress, start: float, share: float):
+    """A trainer's progress (0 to 1) as its part of the whole run's."""
+    return lambda fraction, message="": progress(start + share * fraction, message)
+
+
+def _split(model: TrainedModel, progress: _Progress) -> tuple[list[dict], list[dict]]:
+    from sanitize_app.engine import training
+
+    documents = _snapshot_documents(model)
+    progress(0.0, f"{len(documents)} documents with finished layers")
+    train, heldout = training.split_documents(documents, seed=settings.SANITIZE_TRAINING.get("seed", 13))
+    progress(0.02, f"split: {len(train)} to train on, {len(heldout)} held out")
+    return train, heldout
+
+
+def _compare(model: TrainedModel, path: Path, heldout: list[dict], progress: _Progress) -> dict:
+    """The comparison with the engine in use and the zero-shot one; a comparison that
+    fails says so (the model is trained all the same, and its promotion needs a reason)."""
+    try:
+        return compare_engines(model, path, heldout, _scaled(progress, TRAINING_SHARE, 1 - TRAINING_SHARE))
+    except Exception as exc:  # noqa: BLE001 - the training's result is kept
+        progress(TRAINING_SHARE, f"comparison failed: {exc.__class__.__name__}: {exc}")
+        return {"error": _explain(exc)[:500], "in_use_model": in_use_label(model)}
+
+
+def _train(model: TrainedModel, train: list[dict], heldout: list[dict], target: Path, progress):
     from sanitize_app.engine import training
 
     options = settings.SANITIZE_TRAINING
-    documents = _snapshot_documents(model)
-    progress(0.0, f"{len(documents)} documents with finished layers")
-    train, heldout = training.split_documents(documents, seed=options.get("seed", 13))
-    progress(0.02, f"split: {len(train)} to train on, {len(heldout)} held out")
     limit = options.get("time_limit_s")
     if model.kind == Kind.RECOGNIZER:
         return training.train_recognizer(
@@ -249,53 +289,14 @@ def _finish(model: TrainedModel, status: str, started: float, *, error: str = ""
 
 
 def _headline(metrics: dict) -> dict:
-    return {key: metrics[key] for key in ("ER_di", "ER_qi", "WP", "entity_type_f1") if key in metrics}
-
-
-# --- Promoting ------------------------------------------------------------------------
-
-
-def promote(model: TrainedModel, *, actor: AbstractBaseUser | None) -> TrainedModel:
-    """Make ``model`` the one the pre-annotation uses for its kind."""
-    if model.status != Status.SUCCEEDED:
-        raise DomainError(f"{model.label} is {model.get_status_display().lower()}: only a trained model is used.")
-    with transaction.atomic():
-        previous = TrainedModel.objects.select_for_update().filter(corpus=model.corpus, kind=model.kind, is_active=True)
-        before = [m.label for m in previous]
-        previous.update(is_active=False)
-        model.is_active = True
-        model.activated_at = timezone.now()
-        model.save(update_fields=["is_active", "activated_at"])
-        record_event("model.promote", actor=actor, corpus=model.corpus, target=model.label, changes={"before": before})
-    transaction.on_commit(forget_engines)
-    return model
-
-
-def roll_back(corpus: Corpus, kind: str, *, actor: AbstractBaseUser | None) -> TrainedModel | None:
-    """Go back from the active model of ``kind`` to the newest earlier version that was
-    once in use, or to the configured default when there is none. Returns the model now
-    active (None: the default)."""
-    current = TrainedModel.objects.filter(corpus=corpus, kind=kind, is_active=True).first()
-    if current is None:
-        raise DomainError(f"No {kind} model is active: the configured default is already in use.", field="kind")
-    earlier = (
-        TrainedModel.objects.filter(
-            corpus=corpus,
-            kind=kind,
-            status=Status.SUCCEEDED,
-            activated_at__isnull=False,
-            version__lt=current.version,
-        )
-        .order_by("-version")
-        .first()
-    )
-    if earlier is not None:
-        return promote(earlier, actor=actor)
-    with transaction.atomic():
-        TrainedModel.objects.filter(pk=current.pk).update(is_active=False)
-        record_event("model.rollback", actor=actor, corpus=corpus, target=current.label, changes={"to": "default"})
-    transaction.on_commit(forget_engines)
-    return None
+    headline = {key: metrics[key] for key in ("ER_di", "ER_qi", "WP", "entity_type_f1") if key in metrics}
+    comparison = metrics.get("comparison") or {}
+    compared = {
+        name: {key: comparison[name][key] for key in GUARDED if key in comparison[name]}
+        for name in ENGINES
+        if isinstance(comparison.get(name), dict)
+    }
+    return {**headline, "comparison": compared} if compared else headline
 
 
 # --- Schedule -------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The model registry and the retraining loop: one training of a kind at a time, lost
 trainings found failed, a failed training never touches the active model, promotion
-and roll back, and the schedule's rule."""
+and roll back, every training compared with the engine in use and the zero-shot one,
+and the schedule's rules (when to retrain, what it may promote)."""
 
 from datetime import timedelta
 
@@ -12,6 +13,7 @@ from annotation.models import AnnotationLayer, TrainedModel
 from annotation.services import training
 from annotation.services.engine import engine_config
 from annotation.services.errors import DomainError
+from sanitize_app.engine.training import TrainingResult
 
 DOCS = ("001-79436", "001-83927", "001-95183")
 
@@ -27,6 +29,17 @@ def _succeeded(corpus, kind="recognizer", version=1, **fields):
     return TrainedModel.objects.create(
         corpus=corpus, kind=kind, version=version, status="succeeded", path=f"corpus/{kind}/v{version}", **fields
     )
+
+
+def _comparison(candidate, in_use, in_use_model=""):
+    """A stored comparison, by hand: (ER_di, ER_qi) of the new model and of the one in use."""
+    return {
+        "candidate": {"ER_di": candidate[0], "ER_qi": candidate[1], "documents": 1},
+        "in_use": {"ER_di": in_use[0], "ER_qi": in_use[1], "documents": 1},
+        "zero_shot": {"ER_di": 1.0, "ER_qi": 0.8, "documents": 1},
+        "in_use_model": in_use_model,
+        "documents": 1,
+    }
 
 
 def test_one_training_of_a_kind_at_a_time(trained_corpus, people):
@@ -77,8 +90,10 @@ def test_a_failing_training_leaves_the_active_model_and_says_why(trained_corpus,
 
 def test_promote_and_roll_back(trained_corpus, people):
     default = engine_config(trained_corpus)
-    v1 = _succeeded(trained_corpus, version=1)
-    v2 = _succeeded(trained_corpus, version=2)
+    v1 = _succeeded(trained_corpus, version=1, metrics={"comparison": _comparison((1.0, 0.9), (1.0, 0.9))})
+    v2 = _succeeded(
+        trained_corpus, version=2, metrics={"comparison": _comparison((1.0, 0.92), (1.0, 0.9), "recognizer v1")}
+    )
     failed = TrainedModel.objects.create(corpus=trained_corpus, kind="recognizer", version=3, status="failed")
     with pytest.raises(DomainError, match="only a trained model is used"):
         training.promote(failed, actor=people["manager"])
@@ -131,11 +146,29 @@ def test_trained_models_are_stored_promoted_and_used_by_the_preannotation(traine
     assert 0 <= recognizer.metrics["entity_type_f1"] <= 1 and "ER_di" in recognizer.metrics
     assert (settings.SANITIZE_MODEL_ROOT / recognizer.path / "meta.json").exists()
     assert recognizer.progress == 1.0 and "split:" in recognizer.log  # progress was written to the row
+    # Compared on its held-out document with the engine in use, which is the zero-shot
+    # engine while nothing is promoted.
+    compared = recognizer.metrics["comparison"]
+    assert compared["documents"] == len(recognizer.heldout_documents) == 1 and compared["in_use_model"] == ""
+    assert compared["candidate"]["engine"] == "rules with recognizer v1" and compared["in_use"]["engine"] == "rules"
+    for name in ("candidate", "in_use", "zero_shot"):
+        assert {"ER_di", "ER_qi", "WP", "token_precision", "recall_by_type"} <= set(compared[name]), name
+        assert compared[name]["documents"] == 1
+    assert (
+        compared["zero_shot"]["same_as"] == "in_use" and compared["zero_shot"]["ER_qi"] == compared["in_use"]["ER_qi"]
+    )
+    assert "comparing: the candidate engine on 1 documents" in recognizer.log
+    training.promote(recognizer, actor=people["manager"], reason="End-to-end test of a two-epoch model.")
+
     masking = training.run_training(training.start_training(trained_corpus, "masking").pk)
     assert masking.status == "succeeded", masking.error
     assert (settings.SANITIZE_MODEL_ROOT / masking.path).is_file()
-    training.promote(recognizer, actor=people["manager"])
-    training.promote(masking, actor=people["manager"])
+    compared = masking.metrics["comparison"]
+    # The engine in use has the promoted recognizer; the zero-shot engine has none.
+    assert compared["in_use"]["engine"] == "recognizer v1" and compared["zero_shot"]["engine"] == "rules"
+    assert compared["candidate"]["engine"] == "recognizer v1 with masking v1"
+    assert "same_as" not in compared["zero_shot"] and "ER_di" in compared["zero_shot"]
+    training.promote(masking, actor=people["manager"], reason="End-to-end test.")
     config = engine_config(trained_corpus)
     assert config.model_version == "recognizer v1 + masking v1"
     run = start_run(trained_corpus)
@@ -152,3 +185,77 @@ def test_the_beat_task_queues_the_due_trainings_once(trained_corpus, settings):
     assert started == [f"{trained_corpus.name}: recognizer v1", f"{trained_corpus.name}: masking v1"]
     assert set(TrainedModel.objects.values_list("trigger", "status")) == {("schedule", "queued")}
     assert retrain_due_models() == []  # both still queued: nothing twice
+
+
+@pytest.fixture
+def stand_ins(trained_corpus, monkeypatch, settings):
+    """``run_training`` with the trainer and the comparison replaced by stand-ins: the
+    test appends the comparison each next training gets (written by hand)."""
+    comparisons = []
+
+    def train(model, train, heldout, target, progress):
+        target.mkdir(parents=True)
+        return TrainingResult(
+            kind=model.kind,
+            path=target,
+            metrics={"ER_di": 1.0},
+            config={},
+            duration_s=0.1,
+            train_documents=[d["doc_id"] for d in train],
+            heldout_documents=[d["doc_id"] for d in heldout],
+        )
+
+    monkeypatch.setattr(training, "_train", train)
+    monkeypatch.setattr(training, "compare_engines", lambda model, path, heldout, progress: comparisons.pop(0))
+    settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "auto_promote": True}
+    return comparisons
+
+
+def _scheduled(corpus, trigger="schedule"):
+    model = training.run_training(training.start_training(corpus, "recognizer", trigger=trigger).pk)
+    assert model.status == "succeeded", model.error
+    model.refresh_from_db()
+    return model
+
+
+def test_the_schedule_promotes_a_model_no_worse_than_the_one_in_use_and_never_a_worse_one(trained_corpus, stand_ins):
+    stand_ins.append(_comparison((1.0, 0.91), (1.0, 0.91)))  # as good as the default
+    v1 = _scheduled(trained_corpus)
+    assert v1.is_active and v1.promoted_by is None and v1.promotion_reason == ""
+    assert v1.metrics["auto_promotion"] == {
+        "promoted": True,
+        "why": "promoted automatically: no worse than the model in use on ER_di and ER_qi",
+    }
+    assert "promoted automatically" in v1.log
+    stand_ins.append(_comparison((0.964, 0.95), (1.0, 0.91), "recognizer v1"))  # better ER_qi, lower ER_di
+    v2 = _scheduled(trained_corpus)
+    assert not v2.is_active and TrainedModel.objects.get(is_active=True) == v1
+    why = v2.metrics["auto_promotion"]["why"]
+    assert v2.metrics["auto_promotion"]["promoted"] is False
+    assert why == (
+        "not promoted automatically: recognizer v2 is worse than recognizer v1 on the same 1 held-out documents: "
+        "ER_di 0.964 against 1.000 in use"
+    )
+    assert why in v2.log
+    assert v2.metrics["comparison"]["candidate"]["ER_di"] == 0.964  # the comparison is kept with the model
+
+
+def test_the_schedule_promotes_nothing_it_could_not_compare(trained_corpus, stand_ins):
+    stand_ins.append({"skipped": "no held-out documents to compare on", "documents": 0, "in_use_model": ""})
+    model = _scheduled(trained_corpus)
+    assert not model.is_active
+    assert model.metrics["auto_promotion"]["why"] == (
+        "not promoted automatically: recognizer v1 was not compared with the model in use: "
+        "no held-out documents to compare on"
+    )
+
+
+def test_without_auto_promote_or_outside_the_schedule_a_training_is_not_promoted(trained_corpus, stand_ins, settings):
+    stand_ins.append(_comparison((1.0, 0.95), (1.0, 0.9)))
+    manual = _scheduled(trained_corpus, trigger="manual")  # auto_promote is only the schedule's
+    assert not manual.is_active and "auto_promotion" not in manual.metrics
+    settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "auto_promote": False}
+    stand_ins.append(_comparison((1.0, 0.95), (1.0, 0.9)))
+    scheduled = _scheduled(trained_corpus)
+    assert not scheduled.is_active and "auto_promotion" not in scheduled.metrics
+    assert not TrainedModel.objects.filter(is_active=True).exists()
