@@ -1,6 +1,8 @@
 """The manager's model registry page: train a model now, follow it, compare versions
-side by side, promote one for pre-annotation, roll back. Rules live in
-``annotation.services.training``."""
+side by side (each with the engine in use and the zero-shot engine on its held-out
+documents), promote one for pre-annotation (with a written reason when it is not shown
+to be at least as good as the model in use), roll back. Rules live in
+``annotation.services.training`` and ``promotion_guard``."""
 
 from functools import wraps
 
@@ -11,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import TrainedModel
-from annotation.services import training
+from annotation.services import promotion_guard, training
 from annotation.services.engine import sequence_backbone
 from annotation.services.errors import DomainError
 from annotation.tasks import submit_training
@@ -26,16 +28,87 @@ METRICS = (
     ("token_recall", "Token recall"),
     ("entity_type_f1", "Entity-type F1"),
 )
+# The comparison's columns: the guarded metrics and precision first, then the recall
+# of each entity type (the direct identifiers' types first).
+COMPARED = (("ER_di", "ER_di"), ("ER_qi", "ER_qi"), ("token_precision", "Token precision"), ("WP", "WP"))
+TYPE_ORDER = ("CODE", "PERSON", "DATETIME", "LOC", "ORG", "DEM", "QUANTITY", "MISC")
+
+
+def _types(entries: list[dict]) -> list[str]:
+    found = {t for entry in entries for t in entry.get("recall_by_type") or {}}
+    return [t for t in TYPE_ORDER if t in found] + sorted(found - set(TYPE_ORDER))
+
+
+def _value(entry: dict, key: str) -> float | None:
+    value = entry.get(key) if key in dict(COMPARED) else (entry.get("recall_by_type") or {}).get(key)
+    return value if isinstance(value, int | float) else None
+
+
+def _cells(entry: dict, keys: list[str], in_use: dict | None) -> list[dict]:
+    """The values of one engine; with ``in_use``, those lower than its are drops."""
+    cells = []
+    for key in keys:
+        value = _value(entry, key)
+        reference = _value(in_use, key) if in_use is not None else None
+        drop = value is not None and reference is not None and value < reference - promotion_guard.TOLERANCE
+        cells.append({"value": value, "drop": drop})
+    return cells
+
+
+def _note(entry: dict) -> str:
+    if entry.get("same_as"):
+        return "the same engine: nothing was promoted"
+    return entry.get("error") or entry.get("skipped") or ""
+
+
+def comparison_table(model: TrainedModel) -> dict | None:
+    """The version beside the engine in use and the zero-shot engine (same held-out
+    documents): one row per engine, the version's cells lower than the in-use engine's
+    marked as drops."""
+    comparison = promotion_guard.comparison_of(model)
+    if not comparison:
+        return None
+    named = {
+        "candidate": model.label,
+        "in_use": f"in use when trained ({comparison.get('in_use_model') or 'configured default'})",
+        "zero_shot": "zero-shot",
+    }
+    entries = {name: comparison.get(name) or {} for name in named}
+    types = _types(list(entries.values()))
+    keys = [key for key, _ in COMPARED] + types
+    rows = [
+        {
+            "name": name,
+            "title": title,
+            "engine": entries[name].get("engine", ""),
+            "cells": _cells(entries[name], keys, entries["in_use"] if name == "candidate" else None),
+            "note": _note(entries[name]),
+        }
+        for name, title in named.items()
+    ]
+    return {
+        "columns": [label for _, label in COMPARED] + [f"{t} recall" for t in types],
+        "rows": rows,
+        "documents": comparison.get("documents", 0),
+        "note": comparison.get("skipped") or comparison.get("error") or "",
+    }
 
 
 def _sections(corpus) -> list[dict]:
-    models = list(TrainedModel.objects.filter(corpus=corpus).select_related("created_by").order_by("kind", "-version"))
+    models = list(
+        TrainedModel.objects.filter(corpus=corpus)
+        .select_related("created_by", "promoted_by")
+        .order_by("kind", "-version")
+    )
     sections = []
     for kind, label in TrainedModel.Kind.choices:
         versions = [m for m in models if m.kind == kind]
         for model in versions:
             model.metric_values = [model.metrics.get(key) for key, _ in METRICS]
             model.recall_by_type = sorted((model.metrics.get("recall_by_type") or {}).items())
+            model.comparison = comparison_table(model)
+            model.objection = promotion_guard.objection(model) if model.status == TrainedModel.Status.SUCCEEDED else ""
+            model.auto_promotion = (model.metrics.get("auto_promotion") or {}).get("why", "")
         sections.append(
             {
                 "kind": kind,
@@ -101,7 +174,8 @@ def train_now(request, corpus) -> str:
 
 @registry_action
 def promote(request, corpus, model_id: int) -> str:
-    model = training.promote(get_object_or_404(TrainedModel, pk=model_id, corpus=corpus), actor=request.user)
+    model = get_object_or_404(TrainedModel, pk=model_id, corpus=corpus)
+    model = training.promote(model, actor=request.user, reason=request.POST.get("reason", ""))
     return f"{model.label} is now used for pre-annotation."
 
 
