@@ -50,10 +50,11 @@ TYPES = {
 NEVER = {"DATETIME", "CODE", "QUANTITY", "LOC"}
 
 # State bodies and laws whose words would otherwise read as a category ("Ministry of
-# Labour", "Race Relations Act 1976", "High Contracting Party").
+# Labour", "International Labour Organisation", "Race Relations Act 1976").
 STATE_BODY = re.compile(
     r"\b(?:Ministry|Minister|Government|Republics?|Court|Tribunal|Prosecutor|Police|Gendarmerie|Parliament|"
-    r"Contracting Part(?:y|ies)|State|Hospital|University|Act|Code|Law|Convention|Regulations?|Directive)\b"
+    r"Contracting Part(?:y|ies)|State|Hospital|University|Act|Code|Law|Convention|Regulations?|Directive|"
+    r"Office|Agency|Department|Directorate|Inspectorate|International)\b"
 )
 # Context cues: a few words right before or after a mention, inside its sentence.
 WINDOW = 60

@@ -86,6 +86,8 @@ def test_states_laws_and_courts_are_not_confidential(engine):
     assert set(proposals(engine, text).values()) == {NOT_CONFIDENTIAL}
     assert propose_mention(text, *span(text, "Race Relations Act 1976"), "MISC").status == NOT_CONFIDENTIAL
     assert propose_mention(text, *span(text, "Ministry of Labour"), "ORG").status == NOT_CONFIDENTIAL
+    text = "The International Labour Organisation and the State Employment Agency replied."
+    assert propose_mention(text, *span(text, "International Labour Organisation"), "ORG").status == NOT_CONFIDENTIAL
 
 
 def test_places_and_dates_never_carry_a_category():
