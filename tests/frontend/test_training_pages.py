@@ -68,6 +68,19 @@ def test_only_managers_see_the_registry(registry, people, settings):
     assert "TrainingError: no documents" in page
     assert "No masking model trained yet." in page
     assert "A sequence labeller needs a transformer backbone: set SANITIZE_ENCODER" in page
+    # v1 was compared while nothing was promoted: its zero-shot engine is the one in use.
+    assert 'zero-shot <span class="muted">(the same engine: nothing was promoted)</span>' in page
+
+
+def test_what_the_schedule_decided_is_shown_with_the_version(registry, people):
+    corpus = registry[0]
+    why = "not promoted automatically: recognizer v3 is worse than recognizer v1 on the same 1 held-out documents"
+    TrainedModel.objects.create(
+        corpus=corpus, kind="recognizer", version=3, status="succeeded", path="r/v3", trigger="schedule",
+        metrics={"auto_promotion": {"promoted": False, "why": why}},
+    )  # fmt: skip
+    page = client_for(people["manager"]).get(f"/corpora/{corpus.pk}/models/").content.decode()
+    assert "Not promoted automatically: recognizer v3 is worse than recognizer v1" in page
 
 
 def test_train_now_promote_and_roll_back(registry, people, eager_tasks, settings, tmp_path):
