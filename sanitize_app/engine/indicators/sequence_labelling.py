@@ -31,8 +31,21 @@ def mask_label_id(model) -> int:
     return labels.get("MASK", 1)
 
 
-def token_mask_probabilities(tokenizer, model, text: str, window: int = 256, stride: int = 192):
-    """[(start, end, P(MASK))] for every subword of ``text``, windows overlapping."""
+def _window_lefts(length: int, window: int, stride: int) -> list[int]:
+    """Where each window starts: every ``stride`` subwords until one reaches the end."""
+    lefts = []
+    for left in range(0, max(1, length), stride):
+        lefts.append(left)
+        if left + window >= length:
+            break
+    return lefts
+
+
+def token_mask_probabilities(tokenizer, model, text: str, window: int = 256, stride: int = 192, batch: int = 16):
+    """[(start, end, P(MASK))] for every subword of ``text``, windows overlapping (a
+    subword in several windows gets the mean of its probabilities). The windows go
+    through the model ``batch`` at a time, padded and masked: one forward call for a
+    typical document instead of one per window, with the same probabilities."""
     import torch
 
     encoding = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
@@ -41,15 +54,19 @@ def token_mask_probabilities(tokenizer, model, text: str, window: int = 256, str
     probabilities = [[] for _ in ids]
     mask_id = mask_label_id(model)
     cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
-    for left in range(0, max(1, len(ids)), stride):
-        chunk = ids[left : left + window]
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    lefts = _window_lefts(len(ids), window, stride)
+    for first in range(0, len(lefts), batch):
+        chunks = [[cls, *ids[left : left + window], sep] for left in lefts[first : first + batch]]
+        width = max(len(chunk) for chunk in chunks)
+        inputs = torch.tensor([chunk + [pad] * (width - len(chunk)) for chunk in chunks], device=model.device)
+        attention = torch.tensor([[1] * len(c) + [0] * (width - len(c)) for c in chunks], device=model.device)
         with torch.no_grad():
-            logits = model(input_ids=torch.tensor([[cls, *chunk, sep]], device=model.device)).logits[0, 1:-1]
-        chunk_probs = torch.softmax(logits, dim=-1)[:, mask_id]
-        for i, p in enumerate(chunk_probs):
-            probabilities[left + i].append(float(p))
-        if left + window >= len(ids):
-            break
+            logits = model(input_ids=inputs, attention_mask=attention).logits
+        chunk_probs = torch.softmax(logits, dim=-1)[:, :, mask_id].tolist()
+        for left, chunk, row in zip(lefts[first : first + batch], chunks, chunk_probs, strict=True):
+            for i, p in enumerate(row[1 : len(chunk) - 1]):
+                probabilities[left + i].append(p)
     return [(s, e, sum(p) / len(p)) for (s, e), p in zip(offsets, probabilities, strict=True) if p]
 
 

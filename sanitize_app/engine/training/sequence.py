@@ -10,7 +10,11 @@ meaning of stride). The loss is weighted by ``class_weight`` = (MASK, NO_MASK), 
 in the paper: missing a token to mask costs ten times more than masking one too many.
 
 The backbone is a local directory or a name in the local Hugging Face cache (nothing is
-downloaded). The saved directory is what ``EngineConfig(sequence_model=path)`` (or
+downloaded). When it is the pretrained encoder (the configured ``EngineConfig.encoder``
+or a recorded encoder package, by name or by its directory) its weights are checked
+first (``encoder.check_encoder``): a file whose SHA-256 differs from the recorded one
+refuses training with the error, and the result records which encoder was fine-tuned.
+The saved directory is what ``EngineConfig(sequence_model=path)`` (or
 ``SANITIZE_SEQUENCE_MODEL``) loads."""
 
 import os
@@ -18,6 +22,7 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
+from ..encoder import EncoderError, check_encoder, locate_encoder, recorded_encoders
 from ..evaluation import GoldCorpus, evaluate, official_token_filter
 from ..indicators.sequence_labelling import token_mask_probabilities
 from ..preannotation import EngineConfig, PreannotationEngine
@@ -53,6 +58,44 @@ def _load_backbone(backbone: str, device: str):
     except (RuntimeError, AssertionError, ValueError) as exc:
         raise TrainingError(f"device {device!r} cannot be used: {exc}") from exc
     return tokenizer, model
+
+
+def _encoder_setting_of(backbone: str, config: EngineConfig) -> str | None:
+    """The encoder setting ``backbone`` names (the setting itself, or the directory it
+    locates to); None for any other backbone."""
+    candidates = [config.encoder] if config.encoder else []
+    candidates += [name for name in recorded_encoders() if name not in candidates]
+    if backbone in candidates:
+        return backbone
+    path = Path(backbone).expanduser()
+    if not path.is_dir():
+        return None
+    for name in candidates:
+        try:
+            directory = locate_encoder(name)
+        except EncoderError:
+            continue  # not installed: it cannot be the directory given
+        if directory is not None and directory.resolve() == path.resolve():
+            return name
+    return None
+
+
+def _checked_backbone(backbone: str, config: EngineConfig) -> tuple[str, dict]:
+    """(what to load, what the result records about it). The encoder is checked before
+    it is loaded: a corrupted or replaced weights file must not be fine-tuned."""
+    setting = _encoder_setting_of(backbone, config)
+    if setting is None:
+        return backbone, {"backbone": backbone, "backbone_encoder": None}
+    expected = config.encoder_sha256 if setting == config.encoder else ""
+    try:
+        files = check_encoder(setting, expected)
+    except EncoderError as exc:
+        raise TrainingError(f"backbone {backbone!r} refused: {exc}") from exc
+    return str(files.directory), {
+        "backbone": backbone,
+        "backbone_encoder": files.description,
+        "backbone_sha256": files.sha256,
+    }
 
 
 def _windows(tokenizer, layer: Layer, size: int, overlap: int) -> list[tuple[list[int], list[int]]]:
@@ -141,8 +184,9 @@ def train_sequence_labeller(
     layers = [layer for layer in layers_of(train, annotators) if layer.text.strip()]
     if not layers:
         raise TrainingError("no training data: the training documents have no annotated layer")
+    directory, backbone_record = _checked_backbone(backbone, engine_config or EngineConfig())
     torch.manual_seed(seed)
-    tokenizer, model = _load_backbone(backbone, device)
+    tokenizer, model = _load_backbone(directory, device)
     limit = (getattr(model.config, "max_position_embeddings", 512) or 512) - 2
     size = min(window, limit)
     if stride >= size - 2:
@@ -193,14 +237,14 @@ def train_sequence_labeller(
         config = replace(engine_config or EngineConfig(), sequence_model=str(out_dir), device=device)
         engine = PreannotationEngine(config, statistics=corpus_statistics(train, heldout))
         metrics.update(evaluate_engine(engine, heldout, annotators))
-    metrics.update(examples=len(windows), layers=len(layers))
+    metrics.update(examples=len(windows), layers=len(layers), backbone=backbone_record["backbone_encoder"] or backbone)
     clock.report(1.0, "done")
     return TrainingResult(
         kind="sequence",
         path=out_dir,
         metrics=metrics,
         config={
-            "backbone": backbone,
+            **backbone_record,
             "device": device,
             "window": size,
             "stride": stride,

