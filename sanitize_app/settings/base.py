@@ -264,6 +264,9 @@ SANITIZE_TRAINING = {
     # The beat may promote a model it trained, and only one that is no worse than the
     # model in use on ER_di and ER_qi (held-out documents); off: a manager promotes.
     "auto_promote": env_bool("SANITIZE_AUTO_PROMOTE", False),
+    # After a training, the engine in use and the zero-shot engine are scored beside it on
+    # the held-out documents, within this many seconds.
+    "comparison_time_limit_s": env_int("SANITIZE_COMPARISON_TIME_LIMIT", 600),
     "seed": env_int("SANITIZE_TRAINING_SEED", 13),
     # Embedded (no broker): train in a background thread of the web process rather
     # than inside the request.
