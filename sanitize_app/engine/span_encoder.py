@@ -52,7 +52,8 @@ class ContextualSpanEncoder:
         return self._model is not None
 
     def span_embeddings(self, text: str, spans: list[Span]) -> list[list[float]]:
-        """One vector per span (zeros for a span with no subword); [] for no span."""
+        """One vector per span (zeros for a span with no subword, an empty span
+        included); [] for no span."""
         if not spans:
             return []
         if not self._load():
@@ -61,15 +62,16 @@ class ContextualSpanEncoder:
         offsets = states["offsets"]
         vectors = []
         for start, end in spans:
-            rows = [i for i, (s, e) in enumerate(offsets) if s < end and start < e and e > s]
+            rows = [i for i, (s, e) in enumerate(offsets) if s < end and start < e and e > s] if end > start else []
             if rows:
                 vectors.append([float(v) for v in states["hidden"][rows].mean(dim=0)])
             else:
                 vectors.append([0.0] * self.dimensions)
         return vectors
 
-    def _token_states(self, text: str) -> dict:
-        """{"offsets": subword offsets, "hidden": (subwords x hidden) tensor}."""
+    def _token_states(self, text: str, batch: int = 16) -> dict:
+        """{"offsets": subword offsets, "hidden": (subwords x hidden) tensor}. The
+        windows go through the model ``batch`` at a time (padded, masked)."""
         import torch
 
         encoding = self._tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
@@ -79,18 +81,30 @@ class ContextualSpanEncoder:
         step = max(1, size - self.overlap)
         hidden = torch.zeros((len(ids), self._model.config.hidden_size))
         best = [-1] * len(ids)  # distance to the nearer window edge of the state kept
-        cls, sep = self._tokenizer.cls_token_id, self._tokenizer.sep_token_id
         lefts = list(range(0, max(1, len(ids) - self.overlap), step)) or [0]
-        for left in lefts:
-            chunk = ids[left : left + size]
-            if not chunk:
-                break
-            with torch.no_grad():
-                output = self._model(input_ids=torch.tensor([[cls, *chunk, sep]], device=self._model.device))
-            states = output.last_hidden_state[0, 1:-1].to("cpu")
-            for i in range(len(chunk)):
-                margin = min(i, len(chunk) - 1 - i)
-                if margin > best[left + i]:
-                    best[left + i] = margin
-                    hidden[left + i] = states[i]
+        for first in range(0, len(lefts), batch):
+            chunks = [ids[left : left + size] for left in lefts[first : first + batch]]
+            for left, chunk, states in zip(lefts[first : first + batch], chunks, self._states(chunks), strict=True):
+                for i in range(len(chunk)):
+                    margin = min(i, len(chunk) - 1 - i)
+                    if margin > best[left + i]:
+                        best[left + i] = margin
+                        hidden[left + i] = states[i]
         return {"offsets": offsets, "hidden": hidden}
+
+    def _states(self, chunks: list[list[int]]) -> list:
+        """The last hidden states of each chunk's subwords, the chunks read in one call."""
+        import torch
+
+        cls, sep = self._tokenizer.cls_token_id, self._tokenizer.sep_token_id
+        pad = self._tokenizer.pad_token_id if self._tokenizer.pad_token_id is not None else 0
+        width = max(len(chunk) for chunk in chunks) + 2
+        inputs = [[cls, *chunk, sep] + [pad] * (width - len(chunk) - 2) for chunk in chunks]
+        attention = [[1] * (len(chunk) + 2) + [0] * (width - len(chunk) - 2) for chunk in chunks]
+        with torch.no_grad():
+            output = self._model(
+                input_ids=torch.tensor(inputs, device=self._model.device),
+                attention_mask=torch.tensor(attention, device=self._model.device),
+            )
+        states = output.last_hidden_state.to("cpu")
+        return [states[row, 1 : 1 + len(chunk)] for row, chunk in enumerate(chunks)]
