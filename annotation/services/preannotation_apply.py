@@ -165,6 +165,7 @@ PROPOSAL_FIELDS = (
     "information_content",
     "confidential_status",
     "confidential_reason",
+    "mask_probability",
 )
 
 

@@ -2,6 +2,7 @@
 
 from annotation.enums import ConfidentialStatus, EntityType, IdentifierType
 from annotation.models import Entity
+from annotation.services.active_learning import entity_uncertainty
 from annotation.services.occurrences import unannotated_occurrences
 from annotation.services.preannotation_apply import confidential_to_take, engine_proposal
 
@@ -20,6 +21,10 @@ def snippet(text: str, start: int, end: int) -> tuple[str, str, str]:
     if right < len(text) and " " in after:
         after = after.rsplit(" ", 1)[0] + "…"
     return " ".join(before.split()), text[start:end], " ".join(after.split())
+
+
+# P(mask) between 0.3 and 0.7: the models' decision is close to a coin toss.
+UNSURE = 0.3
 
 
 def engine_suggestion(entity: EntityView) -> dict | None:
@@ -42,6 +47,10 @@ def engine_suggestion(entity: EntityView) -> dict | None:
         # Neither taken nor takeable: the annotator chose another status, which stays.
         row["confidential_kept"] = not row["confidential_taken"] and row["take_confidential"] is None
     row["accepted"] = entity.identifier_type == row["identifier_type"] and row["take_confidential"] is None
+    if row["mask_probability"] is not None:
+        # The trained models' own doubt: what the active-learning order ranks by.
+        row["uncertainty"] = entity_uncertainty(row["mask_probability"])
+        row["unsure"] = row["uncertainty"] >= UNSURE
     return row
 
 

@@ -78,3 +78,17 @@ def test_the_entity_list_hints_at_the_proposal_until_a_category_is_set(layer, pa
     assert 'title="the engine proposes confidential: politics">→ politics<' in row()
     set_entity_decision(party, actor=people["ann"], confidential_status=ConfidentialStatus.POLITICS)
     assert "→ politics" not in row() and '<span class="conf-flag">politics</span>' in row()
+
+
+def test_the_panel_says_whether_a_trained_model_judged_the_entity_and_how_sure_it_was(layer, party, client_for, people):
+    client = client_for(people["ann"])
+    url = f"/layers/{layer.pk}/entities/{party.pk}/"
+    panel = client.get(url).content.decode()  # a rules-only run: no model judged it
+    assert "decided by rules (no trained model judged it)" in panel and "unsure" not in panel
+    Prediction.objects.filter(mentions__entity=party).update(mask_probability=0.55)
+    panel = client.get(url).content.decode()
+    assert "trained models' P(mask) 0.55" in panel
+    assert "The trained models are unsure here (P(mask) 0.55)" in panel  # min(.55, .45) = .45 >= .3
+    Prediction.objects.filter(mentions__entity=party).update(mask_probability=0.92)
+    panel = client.get(url).content.decode()
+    assert "trained models' P(mask) 0.92" in panel and "unsure here" not in panel  # .08 < .3
