@@ -21,6 +21,7 @@ class ContextualSpanEncoder:
         self.setting, self.device, self.sha256 = setting or "", device, sha256
         self.window, self.overlap = window, overlap
         self._model = self._tokenizer = None
+        self.weights_sha256 = ""  # of the weights loaded: what a trained classifier records
         self._reason = "" if setting else "no encoder configured (SANITIZE_ENCODER is empty)"
         self._lock = Lock()
 
@@ -47,6 +48,7 @@ class ContextualSpanEncoder:
                 try:
                     files = check_encoder(self.setting, self.sha256)
                     self._tokenizer, self._model = load_encoder(files, self.device)
+                    self.weights_sha256 = files.sha256
                 except EncoderError as exc:
                     self._reason = str(exc)
         return self._model is not None

@@ -101,7 +101,13 @@ class SpanClassificationIndicator:
             if self.encoder is None or self.encoder.name != representation:
                 configured = self.encoder.name if self.encoder is not None and self.encoder.setting else "no encoder"
                 return f"{configured!r} is configured"
-            return "" if self.encoder.available else f"the encoder is unavailable: {self.encoder.unavailable_reason}"
+            if not self.encoder.available:
+                return f"the encoder is unavailable: {self.encoder.unavailable_reason}"
+            trained_on = self.classifier.meta.get("encoder_sha256", "") if self.classifier is not None else ""
+            if trained_on and trained_on != self.encoder.weights_sha256:
+                # same name, other weights: the vectors would mean something else
+                return f"the encoder's weights have SHA-256 {self.encoder.weights_sha256}, not {trained_on}"
+            return ""
         return "this representation is unknown to this version"
 
     @property

@@ -121,6 +121,7 @@ def train_masking_classifier(
     meta = {
         "features": features,
         "representation": representation,
+        "encoder_sha256": engine.span_encoder.weights_sha256 if representation.startswith("encoder:") else "",
         "recognizer": engine.recognizer.status,
         "information_content": engine.ic.source,
         "mask_weight": mask_weight,

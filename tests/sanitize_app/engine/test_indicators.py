@@ -129,6 +129,16 @@ def test_span_classification_trains_on_the_encoder_when_no_masked_lm_is_configur
     assert not other.available and "'encoder:/no/such/encoder' is configured" in other.unavailable_reason
 
 
+def test_an_encoder_classifier_trained_on_other_weights_of_the_same_name_is_refused(tiny_encoder, context):
+    rows = SpanClassificationIndicator(None, encoder=tiny_encoder).features(context)
+    meta = {"representation": tiny_encoder.name, "encoder_sha256": "1" * 64}
+    indicator = SpanClassificationIndicator(
+        MaskingClassifier.train(rows, labels_for(context), meta=meta), encoder=tiny_encoder
+    )
+    assert not indicator.available
+    assert f"SHA-256 {tiny_encoder.weights_sha256}, not {'1' * 64}" in indicator.unavailable_reason
+
+
 def test_an_entity_is_embedded_as_the_mean_of_its_mentions(tiny_encoder):
     text = "Mr Yalman wrote to the court. The court answered Mr Yalman in May."
     first, second, court = (3, 9), (52, 58), (23, 28)

