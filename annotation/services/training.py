@@ -230,6 +230,9 @@ def _train(model: TrainedModel, train: list[dict], heldout: list[dict], target: 
         device=settings.SANITIZE_ENGINE.get("device", "cpu"),
         progress=progress,
         time_limit_s=limit,
+        # Held-out scores of the corpus's engine with the new labeller in it (and the
+        # user's encoder digest, SANITIZE_ENCODER_SHA256, checked again).
+        engine_config=engine_config(model.corpus),
     )
 
 
