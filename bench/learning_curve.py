@@ -142,7 +142,8 @@ def run_fold(index: int, train: list[dict], heldout: list[dict], options: dict) 
     _single_thread()
     statistics_ = corpus_statistics(train, heldout)
     with tempfile.TemporaryDirectory() as scratch:
-        trained = _train_models(train, Path(scratch), options, statistics_)
+        work = Path(options["keep"]) / f"fold-{index + 1}" if options["keep"] else Path(scratch)
+        trained = _train_models(train, work, options, statistics_)
         scores = {}
         for name in CONFIGURATIONS:
             started = time.perf_counter()
@@ -272,6 +273,7 @@ def main() -> None:
     parser.add_argument("--base-model", default=DEFAULT_BASE, help='the recognizer\'s start ("" = blank English)')
     parser.add_argument("--out", type=Path, default=REPO / "artifacts" / "learning_curve.png")
     parser.add_argument("--json", type=Path, help="also write every fold's numbers to this file")
+    parser.add_argument("--keep", type=Path, help="keep each fold's trained models in this folder")
     args = parser.parse_args()
     from sanitize_app.engine.training import kfold_documents
 
@@ -286,6 +288,7 @@ def main() -> None:
         "seed": args.seed,
         "base": args.base_model or None,
         "encoder": args.encoder,
+        "keep": str(args.keep) if args.keep else "",
     }
     folds = kfold_documents(documents, k=k, seed=args.seed)
     print(
