@@ -89,6 +89,7 @@ def comparison_table(model: TrainedModel) -> dict | None:
     return {
         "columns": [label for _, label in COMPARED] + [f"{t} recall" for t in types],
         "rows": rows,
+        "drops": sum(cell["drop"] for cell in rows[0]["cells"]),
         "documents": comparison.get("documents", 0),
         "note": comparison.get("skipped") or comparison.get("error") or "",
     }

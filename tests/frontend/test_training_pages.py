@@ -122,6 +122,7 @@ def test_each_version_is_shown_beside_the_engine_in_use_and_zero_shot_with_drops
         page.index('aria-label="v3 beside the engine in use') : page.index("</table>", page.index("v3 beside"))
     ]
     assert "On the same 14 held-out documents" in table
+    assert '<span class="metric-drop">3 scores lower</span> than the engine in use when it was trained' in table
     for column in ("ER_di", "ER_qi", "Token precision", "WP", "CODE recall", "PERSON recall", "DATETIME recall"):
         assert f'<th class="num">{column}</th>' in table
     candidate = table[table.index('<tr class="engine-candidate">') : table.index('<tr class="engine-in_use">')]
