@@ -208,7 +208,14 @@ def print_summary(summary: dict) -> None:
 def check_aims(summary: dict) -> list[tuple[str, bool, str]]:
     """Issue 14's aims, on every fold (the worst fold is what is checked)."""
     trained = {name: row for name, row in summary.items() if name != ZERO_SHOT}
-    best = max(trained, key=lambda name: (trained[name]["ER_di"][1] >= 0.99, trained[name]["token_precision"][1]))
+    # The best: the most precise on its worst fold among those that keep the recall aims there.
+    best = max(
+        trained,
+        key=lambda name: (
+            trained[name]["ER_di"][1] >= 0.99 and trained[name]["ER_qi"][1] >= 0.90,
+            trained[name]["token_precision"][1],
+        ),
+    )
     row, zero = trained[best], summary[ZERO_SHOT]
     return [
         (
