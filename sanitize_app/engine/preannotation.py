@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .classifier import MaskingClassifier
 from .confidential import NOT_CONFIDENTIAL, propose_entity
 from .context import DocumentContext, EntityView
-from .direct_identifiers import is_direct_identifier
+from .direct_identifiers import CASE_REFERENCE, is_case_reference, is_direct_identifier
 from .encoder import DEFAULT_ENCODER
 from .indicators import (
     CombinedRisk,
@@ -154,6 +154,7 @@ class PreannotationEngine:
         seconds["recognizer"] = time.perf_counter() - started
         started = time.perf_counter()
         assessment = self.risk.assess(context)
+        self._add_case_references(context, assessment)
         seconds["indicators"] = time.perf_counter() - started
         problem = self.masking_problem(context, assessment)
         ic, direct = problem.information_content, problem.direct
@@ -192,6 +193,15 @@ class PreannotationEngine:
         return Preannotation(
             entities, self.recognizer.status, assessment.statuses, assessment.decided_by, self.ic.source, seconds
         )
+
+    @staticmethod
+    def _add_case_references(context: DocumentContext, assessment) -> None:
+        """Case references are risky whatever the indicators judged (``direct_identifiers``)."""
+        for entity in context.entities:
+            if is_case_reference(entity, context.text):
+                reasons = assessment.risky.setdefault(entity.index, [])
+                if CASE_REFERENCE not in reasons:
+                    reasons.append(CASE_REFERENCE)
 
     def masking_problem(self, context: DocumentContext, assessment) -> MaskingProblem:
         """What CP-SAT solves: the cost (information content) of masking each entity, the

@@ -104,3 +104,47 @@ def test_no_trained_indicator_turns_a_direct_identifier_into_no_mask(tmp_path):
     assert decisions["Turkish"] == "NO_MASK"
     masked = {DIKICI[s:e] for s, e in result.masked_spans()}
     assert {"18308/02", "Mr Hasan Dikici"} <= masked
+
+
+# Document 001-87515 (TAB dev sample): the annotators masked every number of this list
+# (QUASI); a masking classifier trained on the other documents of its fold left 44 of them
+# readable, because only the first was announced within reach.
+JOINED = (
+    "It also decided to join the application to other applications (nos. 58372/00, 61878/00, 63477/00, "
+    "63480/00, 63961/00, 64986/01, 64996/01, 65202/01, 65478/01, 65507/01, 65741/01, 65906/01, 66181/01, "
+    "67100/01, 67913/01, 68173/01, 68175/01, 68264/01, 68298/01, 68449/01, 69076/01, 69323/01, 69327/01, "
+    "69491/01, 70521/01, 70741/01, 71176/01, 71428/01, 71429/01, 71570/01, 71758/01, 72656/01, 73646/01, "
+    "73653/01, 73978/01, 74961/01, 75092/01, 75126/01, 75993/01, 75995/01, 77129/01, 77424/01, 682/02, "
+    "2573/02, 4810/02, 10747/02, 13944/02, 14404/02 and 14537/02).\n\n"
+    "The applicant was born in 1950 and lives in Bristol; his wife died on 6 March 1997, leaving 2 children."
+)
+
+
+def test_every_number_of_an_announced_list_of_applications_is_masked_whatever_a_model_says():
+    engine = PreannotationEngine(EngineConfig(encoder=None))
+    engine.risk = CombinedRisk([_EverythingSafe()])
+    result = engine.annotate(JOINED, "Nicholas P. Jackson")
+    decided = {m.text: e for e in result.entities for m in e.mentions}
+    numbers = [n.strip(" ().") for n in JOINED.split("(nos. ")[1].split(")")[0].replace(" and ", ", ").split(",")]
+    assert len(numbers) == 49
+    masked = {JOINED[s:e] for s, e in result.masked_spans()}
+    assert set(numbers) <= masked
+    # The first is announced right before it ("applications (nos."): an application
+    # number, DIRECT; the others are masked as the annotators did, QUASI.
+    assert decided["58372/00"].identifier_type == "DIRECT"
+    assert {decided[n].identifier_type for n in numbers[1:]} == {"QUASI"}
+    assert any("always masked" in reason for reason in decided["14537/02"].reasons)
+    # The model decides what no rule is certain of: the year of birth stays readable.
+    assert decided["1950"].identifier_type == "NO_MASK"
+
+
+def test_a_date_like_number_pair_outside_an_announced_list_is_not_a_case_reference():
+    from sanitize_app.engine.recognizer.direct import is_reference_number
+
+    text = "Applications nos. 123/01 and 456/01 were lodged. The hearing on 5/12 was adjourned to 12/2005."
+    for number in ("123/01", "456/01"):
+        start = text.index(number)
+        assert is_reference_number(text, start, start + len(number))
+    for number in ("5/12", "12/2005"):
+        start = text.index(number)
+        assert not is_reference_number(text, start, start + len(number))
