@@ -101,6 +101,7 @@ def _sections(corpus) -> list[dict]:
         .select_related("created_by", "promoted_by")
         .order_by("kind", "-version")
     )
+    active = promotion_guard.active_labels(models)
     sections = []
     for kind, label in TrainedModel.Kind.choices:
         versions = [m for m in models if m.kind == kind]
@@ -108,7 +109,7 @@ def _sections(corpus) -> list[dict]:
             model.metric_values = [model.metrics.get(key) for key, _ in METRICS]
             model.recall_by_type = sorted((model.metrics.get("recall_by_type") or {}).items())
             model.comparison = comparison_table(model)
-            model.objection = promotion_guard.objection(model) if model.status == TrainedModel.Status.SUCCEEDED else ""
+            model.objection = promotion_guard.needs_reason(model, active)
             model.auto_promotion = (model.metrics.get("auto_promotion") or {}).get("why", "")
         sections.append(
             {

@@ -16,6 +16,14 @@ from .fields import VisibleCorpusField
 from .filters import TrainedModelFilter
 
 
+class _TrainedModelList(serializers.ListSerializer):
+    def to_representation(self, data):
+        # The models in use, read once for the whole list (each version asks).
+        models = list(data.all() if hasattr(data, "all") else data)
+        self.context["active_labels"] = promotion_guard.active_labels(models)
+        return super().to_representation(models)
+
+
 class TrainedModelSerializer(serializers.ModelSerializer):
     promoted_by = serializers.SlugRelatedField(
         slug_field="username",
@@ -30,6 +38,7 @@ class TrainedModelSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = TrainedModel
+        list_serializer_class = _TrainedModelList
         fields = [
             "id",
             "corpus",
@@ -55,7 +64,7 @@ class TrainedModelSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_promotion_needs_reason(self, model: TrainedModel) -> str:
-        return promotion_guard.objection(model) if model.status == TrainedModel.Status.SUCCEEDED else ""
+        return promotion_guard.needs_reason(model, self.context.get("active_labels"))
 
 
 class TrainCommandSerializer(serializers.Serializer):

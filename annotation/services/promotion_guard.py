@@ -63,15 +63,34 @@ def _named(label: str) -> str:
     return label or "the configured default"
 
 
-def objection(model: TrainedModel) -> str:
-    """Why ``model`` needs a written reason to be promoted; "" when it needs none."""
+def active_labels(models) -> dict[tuple[int, str], str]:
+    """The label of the model in use for each (corpus, kind) of ``models``, in one query
+    (a registry page asks ``objection`` for every version)."""
+    corpora = {model.corpus_id for model in models}
+    active = TrainedModel.objects.filter(corpus_id__in=corpora, is_active=True)
+    return {(m.corpus_id, m.kind): m.label for m in active.only("corpus_id", "kind", "version")}
+
+
+def needs_reason(model: TrainedModel, active: dict | None = None) -> str:
+    """``objection`` for a trained model ("" for one that is not trained); ``active``
+    (``active_labels``) spares the query for the model in use."""
+    if model.status != TrainedModel.Status.SUCCEEDED:
+        return ""
+    in_use = None if active is None else active.get((model.corpus_id, model.kind), "")
+    return objection(model, in_use)
+
+
+def objection(model: TrainedModel, in_use: str | None = None) -> str:
+    """Why ``model`` needs a written reason to be promoted; "" when it needs none.
+    ``in_use``: the label of the model in use now, when the caller knows it."""
     if model.is_active:
         return ""
     comparison = comparison_of(model)
     missing = _missing_evidence(model, comparison)
     if missing:
         return missing
-    then, now = comparison.get("in_use_model", ""), in_use_label(model)
+    then = comparison.get("in_use_model", "")
+    now = in_use_label(model) if in_use is None else in_use
     stale = f"; it was compared with {_named(then)}, and {_named(now)} is in use now" if then != now else ""
     found = drops(comparison)
     if found:
