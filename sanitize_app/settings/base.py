@@ -243,6 +243,22 @@ SANITIZE_SEARCH = {
     "url_key": env_str("SANITIZE_SEARCH_URL_KEY", "link"),
     "api_key_env": env_str("SANITIZE_SEARCH_API_KEY_ENV", ""),
 }
+# Sanitized releases (INTACT): the LLM that proposes generalizations and plays the
+# attacker is an OpenAI-compatible chat endpoint the team runs (llama.cpp, vLLM,
+# Ollama...); none configured: rule generalizations and the offline attacker.
+SANITIZE_RELEASE = {
+    "llm_base_url": env_str("SANITIZE_LLM_BASE_URL", ""),
+    "llm_model": env_str("SANITIZE_LLM_MODEL", ""),
+    # The key is read from the environment, never stored in a release's settings.
+    "llm_api_key": env_str("SANITIZE_LLM_API_KEY", ""),
+    "llm_timeout_s": env_int("SANITIZE_LLM_TIMEOUT", 60),
+    "llm_concurrency": env_int("SANITIZE_LLM_CONCURRENCY", 2),
+    "llm_retries": env_int("SANITIZE_LLM_RETRIES", 2),
+    # The offline attacker refuses a place set with fewer members than this.
+    "min_place_set": env_int("SANITIZE_RELEASE_MIN_PLACE_SET", 5),
+    # Documents per release task.
+    "batch": env_int("SANITIZE_RELEASE_BATCH", 5),
+}
 # Documents per pre-annotation task: big enough to amortise loading the engine, small
 # enough that progress moves and a lost worker redoes little.
 SANITIZE_PREANNOTATION_BATCH = env_int("SANITIZE_PREANNOTATION_BATCH", 10)
