@@ -3,7 +3,7 @@ memberships. Annotations are read-only here: they change only through the servic
 
 from django.contrib import admin
 
-from .models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ImportJob, Mention
+from .models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ImportJob, Mention, Release
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -62,3 +62,9 @@ class AuditEventAdmin(ReadOnlyAdmin):
 class ImportJobAdmin(ReadOnlyAdmin):
     list_display = ["original_name", "corpus", "status", "created_at", "finished_at"]
     list_filter = ["status"]
+
+
+@admin.register(Release)
+class ReleaseAdmin(ReadOnlyAdmin):
+    list_display = ["id", "corpus", "strategy", "source", "status", "created_at", "finished_at"]
+    list_filter = ["status", "strategy", "corpus"]

@@ -8,6 +8,7 @@ from .imports import ImportJob
 from .layer import AnnotationLayer, ReviewAssignment, ReviewPair
 from .mention import Entity, Mention, MentionLink
 from .preannotation import PreannotationRun, Prediction, RunDocument
+from .release import Release, ReleaseDecision, ReleaseDocument
 from .review import MaskedReview
 from .review_notes import ReviewComment, ReviewThread
 from .training import TrainedModel
@@ -26,6 +27,9 @@ __all__ = [
     "MentionLink",
     "PreannotationRun",
     "Prediction",
+    "Release",
+    "ReleaseDecision",
+    "ReleaseDocument",
     "ReviewAssignment",
     "ReviewComment",
     "ReviewPair",

@@ -1,0 +1,174 @@
+"""A sanitized release of a corpus: which spans were released (the source), how they
+were replaced (the strategy), each document's sanitized text and the decision taken for
+each entity with its trail (candidates, the attacker's guesses, the reason).
+
+Offsets are into the original text. The original text stays in ``Document``; a
+decision's ``original`` (the first mention's text) is for the managers' view only and is
+never exported."""
+
+from django.conf import settings as django_settings
+from django.db import models
+from django.db.models import Q
+
+from ..enums import EntityType, IdentifierType
+from .corpus import Corpus
+from .document import Document
+
+
+class ReleaseSource(models.TextChoices):
+    REVIEWED = "reviewed", "Reviewed layers first"
+    ANNOTATOR = "annotator", "One annotator's layers"
+    PREANNOTATION = "preannotation", "The newest pre-annotation"
+
+
+class ReleaseStrategy(models.TextChoices):
+    SUPPRESS = "suppress", "Suppression"
+    STARS = "stars", "Stars (one * per character)"
+    LABEL = "label", "Entity type label"
+    PLACEHOLDER = "placeholder", "Numbered placeholders"
+    RULES = "rules", "Rule generalization"
+    INTACT = "intact", "Generalization guided by an inference attack (INTACT)"
+
+
+class ReleaseStatus(models.TextChoices):
+    """The same values as PreannotationRun.Status."""
+
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+class ReleaseDocumentStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class DecisionPath(models.TextChoices):
+    """The engine's paths (sanitize_app.engine.release.types.PATHS)."""
+
+    FIRST = "first", "First candidate"
+    LATER = "later", "A later candidate"
+    FALLBACK = "fallback", "Fallback (numbered label)"
+    FIXED = "fixed", "Fixed by the strategy"
+
+
+class Release(models.Model):
+    Source = ReleaseSource
+    Strategy = ReleaseStrategy
+    Status = ReleaseStatus
+
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="releases")
+    source = models.CharField(max_length=20, choices=Source.choices)
+    annotator = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Whose layers were released (source 'annotator' only).",
+    )
+    strategy = models.CharField(max_length=20, choices=Strategy.choices)
+    # What the engine used: LLM model or none, attacker, candidate sources, ic source,
+    # embedder. Never an API key.
+    settings = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    documents_total = models.PositiveIntegerField(default=0)
+    # TPS, ic, embedder, ER_di, ER_qi, paths, seconds_per_document, skipped documents.
+    metrics = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(source__in=ReleaseSource.values), name="release_source_valid"),
+            models.CheckConstraint(
+                condition=Q(strategy__in=ReleaseStrategy.values),
+                name="release_strategy_valid",
+            ),
+            models.CheckConstraint(condition=Q(status__in=ReleaseStatus.values), name="release_status_valid"),
+            # An annotator's release names the annotator; the others name none.
+            models.CheckConstraint(
+                condition=Q(source=ReleaseSource.ANNOTATOR, annotator__isnull=False)
+                | (~Q(source=ReleaseSource.ANNOTATOR) & Q(annotator__isnull=True)),
+                name="release_annotator_iff_source_annotator",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"release {self.pk} of {self.corpus} ({self.strategy}, {self.source}, {self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+
+
+class ReleaseDocument(models.Model):
+    """One document of a release: sanitized once (a redelivered task does not redo it)."""
+
+    Status = ReleaseDocumentStatus
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="documents")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    error = models.TextField(blank=True)
+    seconds = models.FloatField(default=0.0)
+    sanitized_text = models.TextField(blank=True)
+    # [{start, end, replacement, entity_type, identifier_type, reason}], offsets into the original.
+    spans = models.JSONField(default=list, blank=True)
+    tps = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["release", "document__position", "document_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["release", "document"], name="release_document_unique"),
+            models.CheckConstraint(
+                condition=Q(status__in=ReleaseDocumentStatus.values), name="release_document_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id} in release {self.release_id} ({self.status})"
+
+
+class ReleaseDecision(models.Model):
+    """How one entity of a document was replaced, and why."""
+
+    Path = DecisionPath
+
+    release_document = models.ForeignKey(ReleaseDocument, on_delete=models.CASCADE, related_name="decisions")
+    entity_key = models.CharField(max_length=200)
+    entity_type = models.CharField(max_length=10, choices=EntityType.choices)
+    identifier_type = models.CharField(max_length=10, choices=IdentifierType.choices)
+    original = models.TextField(help_text="The first mention's text: shown to managers, never exported.")
+    replacement = models.TextField(blank=True)
+    path = models.CharField(max_length=10, choices=Path.choices)
+    reason = models.TextField(blank=True)
+    candidate_source = models.CharField(max_length=40, blank=True)
+    candidates = models.JSONField(default=list, blank=True)
+    # [{candidate, guesses, matched, reason}]
+    trials = models.JSONField(default=list, blank=True)
+    # [[start, end], ...] into the original text
+    mentions = models.JSONField(default=list, blank=True)
+    position = models.PositiveIntegerField(default=0, help_text="Order of the entity in the document.")
+
+    class Meta:
+        ordering = ["release_document", "position", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(path__in=DecisionPath.values), name="release_decision_path_valid"),
+            models.CheckConstraint(
+                condition=Q(entity_type__in=EntityType.values), name="release_decision_entity_type_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(identifier_type__in=IdentifierType.values), name="release_decision_identifier_type_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entity_key}: {self.replacement!r} ({self.path})"
