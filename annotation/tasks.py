@@ -11,8 +11,17 @@ from django.db import connection, transaction
 
 from sanitize_app.celery import app as celery_app
 
-from .models import AnnotationLayer, Corpus, ImportJob, PreannotationRun, RunDocument, TrainedModel
-from .services import import_jobs, masked_review, model_comparison, preannotation, training
+from .models import (
+    AnnotationLayer,
+    Corpus,
+    ImportJob,
+    PreannotationRun,
+    Release,
+    ReleaseDocument,
+    RunDocument,
+    TrainedModel,
+)
+from .services import import_jobs, masked_review, model_comparison, preannotation, releases, training
 
 
 @shared_task(name="annotation.tasks.run_import_job", acks_late=True)
@@ -94,6 +103,46 @@ def enqueue_preannotation(run: PreannotationRun, *, after_each=None) -> int:
         preannotate_documents.delay(run.pk, batch)
         if after_each:
             after_each()
+    return len(batches)
+
+
+@shared_task(name="annotation.tasks.sanitize_release_documents", acks_late=True)
+def sanitize_release_documents(release_id: int, document_ids: list[int]) -> dict:
+    """Sanitize one batch of a release. Safe to redeliver: finished documents are skipped."""
+    return releases.run_batch(release_id, document_ids)
+
+
+def submit_release(
+    corpus: Corpus,
+    *,
+    source: str,
+    annotator: AbstractBaseUser | str | None = None,
+    strategy: str,
+    actor: AbstractBaseUser | None = None,
+) -> Release:
+    """Create a release and enqueue its batches once it is committed."""
+    release = releases.start_release(corpus, source=source, annotator=annotator, strategy=strategy, actor=actor)
+    transaction.on_commit(lambda: enqueue_release(release))
+    return release
+
+
+def release_batches(release: Release) -> list[list[int]]:
+    """The release's pending documents (ids, in corpus order) in batches of
+    ``SANITIZE_RELEASE["batch"]``."""
+    ids = list(
+        ReleaseDocument.objects.filter(release=release, status=ReleaseDocument.Status.PENDING)
+        .order_by("document__position", "document_id")
+        .values_list("document_id", flat=True)
+    )
+    size = max(1, settings.SANITIZE_RELEASE.get("batch", 5))
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
+def enqueue_release(release: Release) -> int:
+    """Send the release's pending documents to the workers in batches. Returns the batch count."""
+    batches = release_batches(release)
+    for batch in batches:
+        sanitize_release_documents.delay(release.pk, batch)
     return len(batches)
 
 

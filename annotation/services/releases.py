@@ -1,0 +1,287 @@
+"""Sanitized releases: a strategy applied to the spans of one source over a corpus.
+
+A release is created with one ``ReleaseDocument`` per document its source can release;
+Celery tasks (or the ``release`` command, in-process) sanitize them in batches. Each
+document is done once: it is computed outside any transaction, then its row is locked and
+its text, spans, decisions, TPS and status are written in one transaction, so a
+redelivered task or a killed worker never leaves a document half written or written
+twice. When no document is pending the release is closed with its metrics."""
+
+import math
+import statistics
+import time
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from sanitize_app.engine.release.engine import ReleaseEngine
+from sanitize_app.engine.release.types import PATHS
+
+from ..models import Corpus, Release, ReleaseDecision, ReleaseDocument
+from . import release_metrics
+from .audit import record_event
+from .errors import DomainError
+from .release_engine import engine_description, release_engine
+from .release_sources import REVIEWED_RULE, plan_source, release_input, resolve_annotator
+
+
+def start_release(
+    corpus: Corpus,
+    *,
+    source: str,
+    annotator: AbstractBaseUser | str | None = None,
+    strategy: str,
+    actor: AbstractBaseUser | None,
+) -> Release:
+    """Create a release of ``corpus`` (``annotator``: an account or a username, for the
+    source "annotator" only). Refused, naming the field, when a value is unknown or when
+    the source leaves no document to release."""
+    if strategy not in Release.Strategy.values:
+        raise DomainError(
+            f"Unknown strategy {strategy!r}: one of {', '.join(Release.Strategy.values)}.", field="strategy"
+        )
+    if source not in Release.Source.values:
+        raise DomainError(f"Unknown source {source!r}: one of {', '.join(Release.Source.values)}.", field="source")
+    if source == Release.Source.ANNOTATOR:
+        if not annotator:
+            raise DomainError("The source 'annotator' needs an annotator.", field="annotator")
+        annotator = resolve_annotator(corpus, annotator if isinstance(annotator, str) else annotator.get_username())
+    elif annotator:
+        raise DomainError(
+            f"An annotator is chosen only with the source 'annotator', not {source!r}.", field="annotator"
+        )
+    plan = plan_source(corpus, source, annotator)
+    if not plan.document_ids:
+        reasons = sorted({item["reason"] for item in plan.skipped}) or ["the corpus has no documents"]
+        raise DomainError(
+            f"Corpus {corpus.name} has no document to release from source {source!r} ({'; '.join(reasons)}).",
+            field="source",
+        )
+    described = engine_description(release_engine(strategy))
+    described.update(source_description(source, annotator))
+    with transaction.atomic():
+        release = Release.objects.create(
+            corpus=corpus,
+            source=source,
+            annotator=annotator,
+            strategy=strategy,
+            settings=described,
+            created_by=actor,
+            documents_total=len(plan.document_ids),
+            metrics={"skipped": plan.skipped},
+        )
+        ReleaseDocument.objects.bulk_create(
+            ReleaseDocument(release=release, document_id=pk) for pk in plan.document_ids
+        )
+        record_event(
+            "release.start",
+            actor=actor,
+            corpus=corpus,
+            target=f"release {release.pk}",
+            changes={
+                "strategy": strategy,
+                "source": source,
+                "annotator": annotator.get_username() if annotator else "",
+                "documents": len(plan.document_ids),
+                "skipped": len(plan.skipped),
+            },
+        )
+    return release
+
+
+def source_description(source: str, annotator: AbstractBaseUser | None) -> dict:
+    described = {"source": source}
+    if source == Release.Source.REVIEWED:
+        described["source_rule"] = REVIEWED_RULE
+    elif source == Release.Source.ANNOTATOR:
+        described["annotator"] = annotator.get_username()
+    else:
+        described["source_rule"] = "the DIRECT and QUASI predictions of the newest run that finished each document"
+    return described
+
+
+def run_batch(release_id: int, document_ids: list[int]) -> dict:
+    """Sanitize the pending documents of one batch (the body of the Celery task)."""
+    release = Release.objects.select_related("corpus", "annotator").get(pk=release_id)
+    pending = list(
+        ReleaseDocument.objects.filter(
+            release=release, document_id__in=document_ids, status=ReleaseDocument.Status.PENDING
+        )
+        .select_related("document")
+        .order_by("document__position", "document_id")
+    )
+    if not pending:
+        finish_if_complete(release)
+        return {"release": release_id, "done": 0, "failed": 0}
+    engine = release_engine(release.strategy)
+    Release.objects.filter(pk=release.pk, status=Release.Status.PENDING).update(status=Release.Status.RUNNING)
+    done = failed = 0
+    for item in pending:
+        if sanitize_document(release, item, engine).status == ReleaseDocument.Status.DONE:
+            done += 1
+        else:
+            failed += 1
+    finish_if_complete(release)
+    return {"release": release_id, "done": done, "failed": failed}
+
+
+def sanitize_document(release: Release, item: ReleaseDocument, engine: ReleaseEngine) -> ReleaseDocument:
+    document = item.document
+    started = time.perf_counter()
+    try:
+        sanitized = engine.sanitize(release_input(document, release.source, release.annotator))
+        spans = [span.as_dict() for span in sanitized.spans]
+        tps = release_metrics.document_tps(release.corpus, document.text, spans, doc_id=document.doc_id)
+    except Exception as exc:  # noqa: BLE001 - one bad document must not stop the release
+        ReleaseDocument.objects.filter(pk=item.pk, status=ReleaseDocument.Status.PENDING).update(
+            status=ReleaseDocument.Status.FAILED, error=f"{exc.__class__.__name__}: {exc}"[:2000]
+        )
+        item.refresh_from_db()
+        return item
+    with transaction.atomic():
+        # Locked: a redelivered task running at the same time waits, then sees it done.
+        locked = ReleaseDocument.objects.select_for_update().get(pk=item.pk)
+        if locked.status != ReleaseDocument.Status.PENDING:
+            return locked
+        locked.decisions.all().delete()
+        ReleaseDecision.objects.bulk_create(
+            decision_row(locked, decision, position) for position, decision in enumerate(sanitized.decisions)
+        )
+        locked.sanitized_text = sanitized.text
+        locked.spans = spans
+        locked.tps = tps
+        locked.seconds = time.perf_counter() - started
+        locked.status = ReleaseDocument.Status.DONE
+        locked.error = ""
+        locked.save(update_fields=["sanitized_text", "spans", "tps", "seconds", "status", "error"])
+    return locked
+
+
+def decision_row(release_document: ReleaseDocument, decision, position: int) -> ReleaseDecision:
+    data = decision.as_dict()
+    return ReleaseDecision(
+        release_document=release_document,
+        entity_key=data["entity_key"][:200],
+        entity_type=data["entity_type"],
+        identifier_type=data["identifier_type"],
+        original=decision.entity.original,
+        replacement=data["replacement"],
+        path=data["path"],
+        reason=data["reason"],
+        candidate_source=data["candidate_source"][:40],
+        candidates=data["candidates"],
+        trials=data["trials"],
+        mentions=data["mentions"],
+        position=position,
+    )
+
+
+def release_counts(release: Release) -> dict:
+    statuses = ReleaseDocument.Status
+    counts = ReleaseDocument.objects.filter(release=release).aggregate(
+        total=Count("id"),
+        done=Count("id", filter=Q(status=statuses.DONE)),
+        failed=Count("id", filter=Q(status=statuses.FAILED)),
+        pending=Count("id", filter=Q(status=statuses.PENDING)),
+    )
+    counts["percent"] = round(100 * (counts["done"] + counts["failed"]) / counts["total"]) if counts["total"] else 100
+    return counts
+
+
+def finish_if_complete(release: Release) -> None:
+    """Close the release once no document is pending: succeeded when any document was
+    sanitized (failed otherwise), with its metrics."""
+    counts = release_counts(release)
+    if counts["pending"] or release.finished:
+        return
+    skipped = (release.metrics or {}).get("skipped", [])
+    error = ""
+    if counts["done"]:
+        status = Release.Status.SUCCEEDED
+        try:
+            metrics = release_summary(release)
+        except Exception as exc:  # noqa: BLE001 - the documents are released; say why the metrics are not
+            metrics, error = {}, f"The metrics could not be computed: {exc.__class__.__name__}: {exc}"[:2000]
+    else:
+        status, metrics = Release.Status.FAILED, {}
+        error = "No document could be sanitized."
+    metrics.update(documents={key: counts[key] for key in ("total", "done", "failed")}, skipped=skipped)
+    # What TPS was measured with belongs to the record of what the release used, too.
+    used = {**release.settings, **{key: metrics[key] for key in ("ic", "embedder") if key in metrics}}
+    updated = Release.objects.filter(pk=release.pk, status__in=[Release.Status.PENDING, Release.Status.RUNNING]).update(
+        status=status, finished_at=timezone.now(), metrics=metrics, error=error, settings=used
+    )
+    if updated:
+        release.refresh_from_db()
+        record_event(
+            "release.finish", actor=None, corpus=release.corpus, target=f"release {release.pk}", changes=counts
+        )
+
+
+def release_summary(release: Release) -> dict:
+    """TPS (mean and worst document), what it was measured with, ER of the released
+    spans against every finished layer, decisions by path, seconds per document."""
+    done = ReleaseDocument.objects.filter(release=release, status=ReleaseDocument.Status.DONE)
+    tps, seconds, masked = [], [], {}
+    for doc_id, spans, document_tps, document_seconds in done.values_list(
+        "document__doc_id", "spans", "tps", "seconds"
+    ).iterator():
+        masked[doc_id] = [[span["start"], span["end"]] for span in spans]
+        seconds.append(document_seconds)
+        if document_tps is not None:
+            tps.append(document_tps)
+    paths = dict.fromkeys(PATHS, 0)
+    for path, count in (
+        ReleaseDecision.objects.filter(release_document__in=done).values_list("path").annotate(count=Count("id"))
+    ):
+        paths[path] = count
+    er = release_metrics.release_er(release.corpus, masked)
+    return {
+        "TPS": round(statistics.fmean(tps), 4) if tps else None,
+        "TPS_worst": round(min(tps), 4) if tps else None,
+        **release_metrics.utility_description(release.corpus),
+        "ER_di": er.get("ER_di"),
+        "ER_qi": er.get("ER_qi"),
+        "er": er,
+        "paths": paths,
+        "seconds_per_document": {
+            "median": round(statistics.median(seconds), 3),
+            "p95": round(nearest_rank(seconds, 95), 3),
+        },
+    }
+
+
+def nearest_rank(values: list[float], percent: float) -> float:
+    """The nearest-rank percentile: the smallest value with at least ``percent`` % of
+    the values at or below it."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(percent / 100 * len(ordered)) - 1)]
+
+
+def corpus_releases(corpus: Corpus) -> list[dict]:
+    """The releases of ``corpus``, newest first, with what the comparison table shows."""
+    rows = []
+    for release in Release.objects.filter(corpus=corpus).select_related("annotator", "created_by"):
+        metrics = release.metrics or {}
+        rows.append(
+            {
+                "release": release,
+                "id": release.pk,
+                "strategy": release.strategy,
+                "source": release.source,
+                "annotator": release.annotator.get_username() if release.annotator else "",
+                "status": release.status,
+                "created_at": release.created_at,
+                "created_by": release.created_by.get_username() if release.created_by else "",
+                "documents": metrics.get("documents", {"total": release.documents_total}),
+                "TPS": metrics.get("TPS"),
+                "ER_di": metrics.get("ER_di"),
+                "ER_qi": metrics.get("ER_qi"),
+                "paths": metrics.get("paths", {}),
+                "seconds_per_document": metrics.get("seconds_per_document", {}),
+                "skipped": len(metrics.get("skipped", [])),
+            }
+        )
+    return rows
