@@ -25,7 +25,7 @@ deterministic, reading only the last user message:
     1. "a <noun> such as S"   (repeats S: an attack inverts it)
     2. "a <noun> like <first word of S>"
     3. "a particular <noun>"
-    4. "a <noun>"
+    4. "a <noun>"              ("an" before a vowel)
     5. "something"
   with <noun> by type (PERSON person, CODE reference number, LOC place, ORG organisation,
   DEM group of people, DATETIME date, QUANTITY amount, MISC thing);
@@ -77,12 +77,13 @@ def last_user_message(messages: list[dict]) -> str:
 
 def hypernym_reply(span: str, entity_type: str) -> str:
     noun = TYPE_NOUNS.get(entity_type, "thing")
+    a = "an" if noun[0] in "aeiou" else "a"
     first_word = span.split()[0] if span.split() else span
     lines = [
-        f"a {noun} such as {span}",
-        f"a {noun} like {first_word}",
+        f"{a} {noun} such as {span}",
+        f"{a} {noun} like {first_word}",
         f"a particular {noun}",
-        f"a {noun}",
+        f"{a} {noun}",
         "something",
     ]
     return "Here are five generalizations:\n" + "\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1))
@@ -104,7 +105,7 @@ def intact_responder(messages: list[dict]) -> str:
         return attack_reply(marked[0])
     if marked and "generaliz" in lowered:
         entity_type = TYPE_LINE.search(text)
-        return hypernym_reply(marked[-1], entity_type.group(1) if entity_type else "MISC")
+        return hypernym_reply(marked[0], entity_type.group(1) if entity_type else "MISC")
     return "1. something"
 
 
