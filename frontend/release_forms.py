@@ -1,0 +1,86 @@
+"""The form that starts a release: whose spans (the source) and how to replace them (the
+strategy). The form only checks that the choices exist; whether the corpus can release
+from that source is the release service's rule, and its refusal (a ``DomainError``
+naming a field) is shown next to that field."""
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from annotation.enums import FINISHED_LAYER_STATUSES
+from annotation.models import Corpus, Release
+from annotation.services.errors import DomainError
+
+# One line per strategy, shown under its choice (what the reader of the release gets).
+STRATEGY_HELP = {
+    Release.Strategy.SUPPRESS: "Removes each span: nothing is left in its place.",
+    Release.Strategy.STARS: "Replaces every character of a span by *, keeping the layout and its length.",
+    Release.Strategy.LABEL: "Replaces each entity by its type, e.g. [PERSON].",
+    Release.Strategy.PLACEHOLDER: "Replaces each entity by its numbered type, the same for all its mentions: PERSON_1.",
+    Release.Strategy.RULES: (
+        "The most specific rule generalization: dates to month, season or year, numbers to ranges, places to "
+        "country or region, frequent terms to a hypernym; names and codes get numbered placeholders."
+    ),
+    Release.Strategy.INTACT: (
+        "Tries generalizations from specific to general and keeps the first one an inference attacker cannot "
+        "invert; the numbered type when every candidate is guessed."
+    ),
+}
+
+SOURCE_HELP = {
+    Release.Source.REVIEWED: "Per document, the finished layer with the best status (reviewed first).",
+    Release.Source.ANNOTATOR: "The finished layers of the annotator chosen below.",
+    Release.Source.PREANNOTATION: "The spans the pre-annotation engine masks, from its newest run.",
+}
+
+
+def annotators_with_finished_layers(corpus: Corpus):
+    return (
+        get_user_model()
+        .objects.filter(layers__document__corpus=corpus, layers__status__in=FINISHED_LAYER_STATUSES)
+        .distinct()
+        .order_by("username")
+    )
+
+
+class ReleaseForm(forms.Form):
+    source = forms.ChoiceField(
+        label="Spans to release",
+        choices=Release.Source.choices,
+        initial=Release.Source.REVIEWED,
+        widget=forms.RadioSelect,
+    )
+    annotator = forms.ModelChoiceField(
+        label="Annotator",
+        queryset=get_user_model().objects.none(),
+        required=False,
+        empty_label="— choose an annotator —",
+        to_field_name="username",
+        help_text="For the source 'One annotator's layers': annotators with a finished layer in this corpus.",
+    )
+    strategy = forms.ChoiceField(
+        label="Strategy",
+        choices=Release.Strategy.choices,
+        initial=Release.Strategy.INTACT,
+        widget=forms.RadioSelect,
+    )
+
+    def __init__(self, *args, corpus: Corpus, **kwargs):
+        kwargs.setdefault("auto_id", "release_%s")
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].queryset = annotators_with_finished_layers(corpus)
+
+    def choices_with_help(self, name: str, helps: dict) -> list[tuple]:
+        """The radio buttons of ``name``, each with its one-line explanation."""
+        return [(choice, helps.get(choice.data["value"], "")) for choice in self[name]]
+
+    @property
+    def sources(self) -> list[tuple]:
+        return self.choices_with_help("source", SOURCE_HELP)
+
+    @property
+    def strategies(self) -> list[tuple]:
+        return self.choices_with_help("strategy", STRATEGY_HELP)
+
+    def refused(self, error: DomainError) -> None:
+        """The service's refusal, next to the field it names (above the form otherwise)."""
+        self.add_error(error.field if error.field in self.fields else None, error.message)

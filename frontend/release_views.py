@@ -1,0 +1,155 @@
+"""Manager pages of sanitized releases: start one and compare a corpus's releases,
+follow one while it runs then read its metrics and documents, look at one document side
+by side with its original, and download the release files.
+
+Every release is looked up through the user's managed corpora: a release of a corpus
+the user does not manage is answered 404, as its existence is not theirs to know."""
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET
+
+from annotation import permissions as policy
+from annotation.models import Release, ReleaseDocument
+from annotation.services import releases as release_service
+from annotation.services.errors import DomainError
+from annotation.services.release_exports import export_release
+from annotation.tasks import submit_release
+from sanitize_app.engine.release.types import PATHS
+
+from .access import managed_corpus
+from .release_forms import ReleaseForm
+from .release_segments import SpansDoNotFit, decision_trail, side_by_side
+
+DOWNLOADS = {
+    "json": "Sanitized texts (JSON)",
+    "zip": "Plain text per document (zip)",
+    "masks": "Masked-output file (TAB evaluation)",
+    "tri": "TRI frame (name, text)",
+}
+DOCUMENTS_PER_PAGE = 100
+
+
+def _managed_releases(user):
+    return Release.objects.filter(corpus__in=policy.managed_corpora(user)).select_related(
+        "corpus", "created_by", "annotator"
+    )
+
+
+def _managed_release(request, pk: int) -> Release:
+    return get_object_or_404(_managed_releases(request.user), pk=pk)
+
+
+def llm_note() -> dict:
+    """Whether INTACT asks a configured LLM (named by model and host, never by key) or
+    falls back to the offline attacker and the rule candidates."""
+    config = settings.SANITIZE_RELEASE
+    base_url = config.get("llm_base_url", "")
+    return {"configured": bool(base_url), "model": config.get("llm_model", ""), "base_url": base_url}
+
+
+def comparison_rows(corpus) -> list[dict]:
+    """The service's rows of the corpus's releases, the one with the highest TPS marked
+    best (none while no release has a TPS)."""
+    rows = release_service.corpus_releases(corpus)
+    scored = [row for row in rows if isinstance(row["TPS"], int | float)]
+    best = max(scored, key=lambda row: row["TPS"]) if scored else None
+    for row in rows:
+        row["best"] = row is best
+        row["path_counts"] = [row["paths"].get(path) for path in PATHS] if row["paths"] else [None] * len(PATHS)
+    return rows
+
+
+@login_required
+def corpus_releases(request, pk: int):
+    corpus = managed_corpus(request, pk, "Only managers release a corpus.")
+    form = ReleaseForm(request.POST or None, corpus=corpus)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        annotator = data["annotator"] if data["source"] == Release.Source.ANNOTATOR else None
+        try:
+            release = submit_release(
+                corpus, source=data["source"], annotator=annotator, strategy=data["strategy"], actor=request.user
+            )
+        except DomainError as error:
+            form.refused(error)
+        else:
+            return redirect("release-detail", pk=release.pk)
+    context = {
+        "corpus": corpus,
+        "form": form,
+        "rows": comparison_rows(corpus),
+        "llm": llm_note(),
+    }
+    return render(request, "frontend/release/corpus_releases.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@require_GET
+def release_detail(request, pk: int):
+    release = _managed_release(request, pk)
+    context = {"release": release, "counts": release_service.release_counts(release), "downloads": DOWNLOADS}
+    documents = release.documents.select_related("document").only(
+        "status", "error", "seconds", "tps", "spans", "document__doc_id", "release_id"
+    )
+    context["failures"] = documents.filter(status=ReleaseDocument.Status.FAILED)[:50]
+    if release.finished:
+        done = documents.filter(status=ReleaseDocument.Status.DONE)
+        context["page"] = Paginator(done, DOCUMENTS_PER_PAGE).get_page(request.GET.get("page"))
+    template = "frontend/release/live.html" if request.htmx else "frontend/release/detail.html"
+    return render(request, template, context)
+
+
+@login_required
+@require_GET
+def release_download(request, pk: int, fmt: str):
+    release = _managed_release(request, pk)
+    if fmt not in DOWNLOADS:
+        raise Http404(f"There is no release file of format {fmt!r}.")
+    if release.status != Release.Status.SUCCEEDED:
+        return HttpResponse(
+            f"Release {release.pk} is {release.get_status_display().lower()}: its files are ready once it succeeds.",
+            status=409,
+            content_type="text/plain; charset=utf-8",
+        )
+    filename, content_type, content = export_release(release, fmt)
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = content_disposition_header(True, filename)
+    return response
+
+
+def _neighbours(release: Release, doc_pk: int) -> dict:
+    """The sanitized documents before and after this one, in corpus order."""
+    order = list(
+        release.documents.filter(status=ReleaseDocument.Status.DONE)
+        .order_by("document__position", "document_id")
+        .values_list("document_id", flat=True)
+    )
+    if doc_pk not in order:
+        return {}
+    index = order.index(doc_pk)
+    return {
+        "previous": order[index - 1] if index > 0 else None,
+        "next": order[index + 1] if index + 1 < len(order) else None,
+    }
+
+
+@login_required
+@require_GET
+def release_document(request, pk: int, doc_pk: int):
+    release = _managed_release(request, pk)
+    item = get_object_or_404(release.documents.select_related("document"), document_id=doc_pk)
+    decisions = list(item.decisions.all())
+    context = {"release": release, "item": item, "document": item.document, **_neighbours(release, doc_pk)}
+    try:
+        view = side_by_side(item.document.text, item.sanitized_text, item.spans, decisions, doc_id=item.document.doc_id)
+    except SpansDoNotFit as error:
+        context["layout_error"] = str(error)
+    else:
+        context["side"] = view
+        context["decisions"] = [(decision, decision_trail(decision)) for decision in decisions]
+    return render(request, "frontend/release/document.html", context)
