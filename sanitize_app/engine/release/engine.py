@@ -157,16 +157,22 @@ def build_release_engine(
     if strategy == "rules":
         return ReleaseEngine(strategy, rules=rules)
     matcher = Matcher(frozenset(frequent_lemmas))
+    offline = OfflineAttacker(matcher, min_place_set=min_place_set)
     if llm_config is None:
-        attacker = OfflineAttacker(matcher, min_place_set=min_place_set)
-        return ReleaseEngine(strategy, rules=rules, attacker=attacker, description={"llm": ""})
-    from .llm import LLMCandidates, build_client
+        return ReleaseEngine(strategy, rules=rules, attacker=offline, description={"llm": ""})
+    from .llm import build_llm_client
+    from .llm_candidates import LLMCandidates
 
-    client = build_client(llm_config, cache=cache)
+    loaded = build_llm_client(llm_config, cache=cache)
+    if loaded.client is None:
+        # Configured but unusable (no model, not an URL): say why in the release's record.
+        return ReleaseEngine(
+            strategy, rules=rules, attacker=offline, description={"llm": "", "llm_unavailable": loaded.reason}
+        )
     return ReleaseEngine(
         strategy,
         rules=rules,
-        llm_candidates=LLMCandidates(client),
-        attacker=LLMAttacker(client, matcher),
-        description={"llm": client.describe()},
+        llm_candidates=LLMCandidates(loaded.client),
+        attacker=LLMAttacker(loaded.client, matcher),
+        description={"llm": loaded.client.describe()},
     )
