@@ -136,6 +136,7 @@ class OfflineAttacker:
                 # A date range of four weeks or more may share its year or month with the
                 # original: that is what generalizing a date keeps.
                 return ""
+        numbers_in = self.matcher.numbers_in
         repeated = sorted(set(numbers_in(candidate)) & set(numbers_in(original)))
         if repeated:
             return f"refused: the candidate repeats the number {repeated[0]}"
@@ -150,6 +151,8 @@ class OfflineAttacker:
             days = date_range_days(query.candidate)
             if days is not None:
                 return f"range {days} days"
+        if query.entity_type == "QUANTITY" and self.matcher.numbers_in(query.original):
+            return "states none of the original's numbers"
         parts = ["no content word or number of the original"]
         if query.entity_type == "LOC":
             size = place_set_size(query.candidate)
@@ -163,12 +166,6 @@ def date_range_days(text: str) -> int | None:
 
     parsed = parse_datetime(text)
     return None if parsed is None else (parsed.last - parsed.first).days + 1
-
-
-def numbers_in(text: str) -> list[str]:
-    from .quantities import numbers_in as quantity_numbers
-
-    return quantity_numbers(text)
 
 
 def place_set_size(candidate: str) -> int | None:

@@ -6,11 +6,15 @@ All comparisons are lower-cased. In order:
    same first and last day ("3 August 2003" matches "03/08/2003", not "August 2003",
    which denotes a month). A date original with a guess that is no date matches only
    exactly: the point of a date is which day it was;
-3. otherwise a shared content lemma: stop words, punctuation, the corpus's most frequent
+3. for QUANTITY, when the original states a number (``quantities.numbers_in``, which
+   reads "nineteen" as 19 and "12,500" as 12500): a shared number ("same number 19");
+   the thing counted is no amount ("20 defendants" does not recover "nineteen other
+   defendants"). A quantity without a number ("life imprisonment") is read as words;
+4. otherwise a shared content lemma: stop words, punctuation, the corpus's most frequent
    lemmas and units of measure excluded ("shared lemma 'ankara'");
-4. an acronym of one side that is a word of the other ("European Court of Human Rights"
+5. an acronym of one side that is a word of the other ("European Court of Human Rights"
    and "ECHR", either way round);
-5. for named entities (PERSON, ORG, LOC, DEM, MISC), a shared character 4-gram at the
+6. for named entities (PERSON, ORG, LOC, DEM, MISC), a shared character 4-gram at the
    start of a content word ("Turkey" and "Turkish" share "turk"). Word starts only: the
    endings "-tion", "-ment", "-ness" would match unrelated words.
 
@@ -100,10 +104,12 @@ class Matcher:
         frequent_lemmas: Iterable[str] = frozenset(),
         lemmatize: Lemmatize | None = None,
         parse_date: Callable | None = None,
+        numbers_in: Callable[[str], list[str]] | None = None,
     ):
         self.frequent_lemmas = frozenset(lemma.lower() for lemma in frequent_lemmas)
         self.lemmatize = lemmatize or simple_lemmas
         self._parse_date = parse_date
+        self._numbers_in = numbers_in
 
     @property
     def parse_date(self) -> Callable:
@@ -113,14 +119,22 @@ class Matcher:
             self._parse_date = parse_datetime
         return self._parse_date
 
+    @property
+    def numbers_in(self) -> Callable[[str], list[str]]:
+        if self._numbers_in is None:
+            from .quantities import numbers_in
+
+            self._numbers_in = numbers_in
+        return self._numbers_in
+
     def content_lemmas(self, text: str) -> list[str]:
         """The lemmas of ``text`` that can recover an original, in order, without repeats."""
         lemmas = (lemma for lemma in self.lemmatize(text) if is_content(lemma))
         return list(dict.fromkeys(lemma for lemma in lemmas if lemma not in self.frequent_lemmas))
 
     def matches(self, guess: str, original: str, entity_type: str) -> str:
-        """Why ``guess`` recovers ``original`` ("exact", "same date", "shared lemma
-        'ankara'", "acronym ECHR", "4-gram 'turk'"), or "" when it does not."""
+        """Why ``guess`` recovers ``original`` ("exact", "same date", "same number 19",
+        "shared lemma 'ankara'", "acronym ECHR", "4-gram 'turk'"), or "" when it does not."""
         if not _plain(guess) or not _plain(original):
             return ""
         if _plain(guess) == _plain(original):
@@ -132,6 +146,12 @@ class Matcher:
                 if guessed is not None and (guessed.first, guessed.last) == (original_date.first, original_date.last):
                     return "same date"
                 return ""
+        if entity_type == "QUANTITY":
+            amounts = self.numbers_in(original)
+            if amounts:
+                guessed = set(self.numbers_in(guess))
+                shared = [number for number in amounts if number in guessed]
+                return f"same number {shared[0]}" if shared else ""
         return self._lemma_match(guess, original, entity_type)
 
     def _lemma_match(self, guess: str, original: str, entity_type: str) -> str:

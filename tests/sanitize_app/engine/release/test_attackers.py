@@ -35,9 +35,20 @@ def test_offline_refuses_a_candidate_repeating_a_content_word(offline):
 
 
 def test_offline_refuses_a_candidate_repeating_a_number_even_written_in_words(offline):
-    outcome = offline.attack(query("19 people", "nineteen other defendants", "QUANTITY"))
+    outcome = offline.attack(query("19 bullets", "nineteen shots", "MISC"))
     assert outcome.inverted
     assert outcome.reason == "refused: the candidate repeats the number 19"
+
+
+def test_offline_refuses_a_quantity_stating_the_original_amount(offline):
+    outcome = offline.attack(query("about 19 people", "nineteen other defendants", "QUANTITY"))
+    assert outcome.reason == "refused: the candidate recovers the original (same number 19)"
+
+
+def test_offline_keeps_a_range_of_the_amount_that_names_the_thing_counted(offline):
+    outcome = offline.attack(query("between 10 and 20 defendants", "nineteen other defendants", "QUANTITY"))
+    assert not outcome.inverted
+    assert outcome.reason == "kept: states none of the original's numbers"
 
 
 def test_offline_refuses_a_date_range_under_four_weeks(offline):

@@ -97,6 +97,14 @@ def test_429_is_retried_and_the_next_answer_is_used(server):
     assert len(server.requests) == 3
 
 
+def test_a_429_retry_waits_at_least_the_servers_retry_after(server):
+    server.script(Reply(status=429, headers={"Retry-After": "0.4"}))
+    client = client_for(server, backoff_s=0.01)
+    started = time.monotonic()
+    assert client.complete(HELLO) == "hello"
+    assert time.monotonic() - started >= 0.4
+
+
 def test_transient_errors_past_the_retries_fail_with_the_last_status(server):
     server.script(Reply(status=500), Reply(status=502), Reply(status=504))
     client = client_for(server, retries=2)

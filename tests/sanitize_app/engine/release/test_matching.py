@@ -68,7 +68,7 @@ def test_a_date_original_that_does_not_parse_falls_back_to_content_lemmas(matche
         ("a high-security prison", "Edirne F-type Prison", "ORG", "shared lemma 'prison'"),
         ("nurses", "nurse", "DEM", "shared lemma 'nurse'"),
         ("the applicant's brothers", "his brother", "MISC", "shared lemma 'brother'"),
-        ("12,500 euros", "EUR 12,500", "QUANTITY", "shared lemma '12500'"),
+        ("a life sentence", "life imprisonment", "QUANTITY", "shared lemma 'life'"),  # no number: words
     ],
 )
 def test_a_shared_content_lemma_matches(matcher, guess, original, entity_type, reason):
@@ -80,14 +80,30 @@ def test_a_shared_content_lemma_matches(matcher, guess, original, entity_type, r
     [
         ("in the one of them", "the applicant in one of the cells", "MISC"),  # stop words only
         ("Istanbul", "Ankara", "LOC"),
-        ("EUR 5,000", "EUR 12,500", "QUANTITY"),  # a currency is no amount
-        ("ten years", "two years", "QUANTITY"),  # a unit is no duration
+        ("a period of years", "two years", "MISC"),  # a unit says what was counted, not how much
+        ("EUR", "EUR 12,500", "MISC"),
         ("...", "Ankara", "LOC"),
         ("", "Ankara", "LOC"),
     ],
 )
 def test_stop_words_punctuation_and_units_do_not_match(matcher, guess, original, entity_type):
     assert matcher.matches(guess, original, entity_type) == ""
+
+
+@pytest.mark.parametrize(
+    "guess, original, reason",
+    [
+        ("12,500 euros", "EUR 12,500", "same number 12500"),
+        ("19 defendants", "nineteen other defendants", "same number 19"),
+        ("between 2 and 3 years", "two years and three months", "same number 2"),
+        ("20 defendants", "nineteen other defendants", ""),  # the thing counted is no amount
+        ("EUR 5,000", "EUR 12,500", ""),  # nor is the currency
+        ("between 10,000 and 20,000 EUR", "EUR 12,500", ""),
+        ("ten years", "two years", ""),
+    ],
+)
+def test_a_quantity_with_a_number_matches_only_a_guess_stating_that_number(matcher, guess, original, reason):
+    assert matcher.matches(guess, original, "QUANTITY") == reason
 
 
 def test_the_most_frequent_corpus_lemmas_do_not_match():
