@@ -67,3 +67,39 @@ def test_an_unknown_type_and_an_unmasked_entity_are_refused():
 def test_an_unknown_strategy_is_refused():
     with pytest.raises(ValueError, match="unknown release strategy 'blur'"):
         ReleaseEngine("blur")
+
+
+def test_rule_generalization_keeps_the_most_specific_rung(first_document):
+    from sanitize_app.engine.release.engine import build_release_engine
+
+    released = build_release_engine("rules").sanitize(first_document)
+    by_original = {d.entity.original: d for d in released.decisions}
+    # Day-month-year -> month year; a year -> its part of decade (by hand: 1965 is mid-1960s).
+    assert by_original["15 October 2004"].replacement == "October 2004"
+    assert by_original["1965"].replacement == "the mid 1960s"
+    assert by_original["Mr Cengiz Polat"].replacement == "PERSON_1"
+    assert by_original["40593/04"].replacement == "CODE_1"
+    # No rule generalizes "life imprisonment": the numbered label, said as a fallback.
+    assert (by_original["life imprisonment"].replacement, by_original["life imprisonment"].path) == (
+        "QUANTITY_2",
+        "fallback",
+    )
+    assert "was born in the mid 1960s" in released.text
+
+
+def test_intact_offline_run_keeps_a_trail_for_every_attacked_entity(first_document):
+    from sanitize_app.engine.release.engine import build_release_engine
+
+    engine = build_release_engine("intact")
+    released = engine.sanitize(first_document)
+    assert engine.settings()["attacker"] == "offline"
+    attacked = [d for d in released.decisions if d.trials]
+    assert attacked, "dates and organisations are attacked"
+    for decision in attacked:
+        kept = decision.trials[-1]
+        if decision.path in ("first", "later"):
+            assert decision.replacement == kept.candidate and not kept.matched
+        else:
+            assert decision.path == "fallback" and all(t.matched for t in decision.trials)
+    # A month is a range of at least 28 days: the offline attacker keeps it.
+    assert next(d for d in released.decisions if d.entity.original == "6 February 1993").replacement == "February 1993"
