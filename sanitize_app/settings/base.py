@@ -156,6 +156,8 @@ SPECTACULAR_SETTINGS = {
         "RoleEnum": "annotation.enums.Role",
         "ImportJobStatusEnum": "annotation.models.imports.ImportJob.Status",
         "ReviewNoteStatusEnum": "annotation.models.review_notes.ReviewThread.Status",
+        "ReleaseStrategyEnum": "annotation.models.release.ReleaseStrategy",
+        "ReleaseDocumentStatusEnum": "annotation.models.release.ReleaseDocumentStatus",
     },
 }
 

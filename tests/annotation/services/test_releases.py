@@ -243,3 +243,45 @@ def test_settings_record_the_source_rule_and_no_annotator_for_reviewed(corpus, d
     release = start_release(corpus, source="reviewed", strategy="suppress", actor=manager)
     assert release.settings["source"] == "reviewed" and "reviewed" in release.settings["source_rule"]
     assert release.annotator is None
+
+
+@pytest.fixture
+def worker():
+    from celery.contrib.testing.worker import start_worker
+
+    from sanitize_app.celery import app as celery_app
+
+    assert not celery_app.conf.task_always_eager, "set CELERY_BROKER_URL to a Redis server to run this test"
+    assert celery_app.conf.broker_url.startswith("redis://")
+    celery_app.control.purge()  # leftovers of earlier runs must not reach this worker
+    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=30, queues=["default"]) as w:
+        yield w
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_a_release_is_sanitized_by_a_real_worker_and_a_redelivered_batch_changes_nothing(
+    worker, corpus, people, pick, import_documents, settings
+):
+    import time
+
+    from annotation.tasks import sanitize_release_documents
+
+    settings.SANITIZE_RELEASE = {**settings.SANITIZE_RELEASE, "batch": 1}  # two documents, two tasks
+    import_documents(corpus, pick(POLAT, CANPOLAT))
+    release = submit_release(corpus, source="reviewed", strategy="placeholder", actor=people["manager"])
+    deadline = time.monotonic() + 120
+    while not release.finished and time.monotonic() < deadline:
+        time.sleep(0.2)
+        release.refresh_from_db()
+    assert release.status == "succeeded", release.error
+    assert release_counts(release) == {"total": 2, "done": 2, "failed": 0, "pending": 0, "percent": 100}
+    polat = release.documents.get(document__doc_id=POLAT)
+    assert polat.sanitized_text.startswith(POLAT_PLACEHOLDERS_START)
+    decisions = ReleaseDecision.objects.filter(release_document__release=release).count()
+    assert decisions == release.metrics["paths"]["fixed"] > 0
+
+    again = sanitize_release_documents.delay(release.pk, [polat.document_id]).get(timeout=60)
+
+    assert again == {"release": release.pk, "done": 0, "failed": 0}
+    assert ReleaseDecision.objects.filter(release_document__release=release).count() == decisions
