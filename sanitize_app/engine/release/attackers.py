@@ -151,7 +151,7 @@ class OfflineAttacker:
             days = date_range_days(query.candidate)
             if days is not None:
                 return f"range {days} days"
-        if query.entity_type == "QUANTITY" and self.matcher.numbers_in(query.original):
+        if self.matcher.is_amount(query.original, query.entity_type):
             return "states none of the original's numbers"
         parts = ["no content word or number of the original"]
         if query.entity_type == "LOC":

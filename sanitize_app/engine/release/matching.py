@@ -6,9 +6,10 @@ All comparisons are lower-cased. In order:
    same first and last day ("3 August 2003" matches "03/08/2003", not "August 2003",
    which denotes a month). A date original with a guess that is no date matches only
    exactly: the point of a date is which day it was;
-3. for QUANTITY, when the original states a number (``quantities.numbers_in``, which
-   reads "nineteen" as 19 and "12,500" as 12500): a shared number ("same number 19");
-   the thing counted is no amount ("20 defendants" does not recover "nineteen other
+3. for a QUANTITY that states a number (``quantities.numbers_in``, which reads
+   "nineteen" as 19 and "12,500" as 12500), and for a count typed DEM or MISC (a number
+   and at most two words: "three children"): a shared number ("same number 19"); the
+   thing counted is no amount ("20 defendants" does not recover "nineteen other
    defendants"). A quantity without a number ("life imprisonment") is read as words;
 4. otherwise a shared content lemma: stop words, punctuation, the corpus's most frequent
    lemmas and units of measure excluded ("shared lemma 'ankara'");
@@ -32,6 +33,8 @@ Lemmatize = Callable[[str], list[str]]
 
 NAMED_ENTITY_TYPES = frozenset({"PERSON", "ORG", "LOC", "DEM", "MISC"})
 GRAM = 4
+# Annotators type "three children" or "four brothers" DEM or MISC: it is a count all the same.
+COUNT_TYPES = frozenset({"DEM", "MISC"})
 # Units say what a quantity counts, not which quantity it was: "EUR 5" does not
 # recover "EUR 12,500", nor "two years" "ten years".
 MEASURE_WORDS = frozenset(
@@ -127,6 +130,14 @@ class Matcher:
             self._numbers_in = numbers_in
         return self._numbers_in
 
+    def is_amount(self, original: str, entity_type: str) -> bool:
+        """Whether the number the original states is what it says (rule 3): a QUANTITY
+        with a number, or a DEM/MISC count (a number and at most two words)."""
+        if entity_type == "QUANTITY":
+            return bool(self.numbers_in(original))
+        words = original.split()
+        return entity_type in COUNT_TYPES and 2 <= len(words) <= 3 and bool(self.numbers_in(words[0]))
+
     def content_lemmas(self, text: str) -> list[str]:
         """The lemmas of ``text`` that can recover an original, in order, without repeats."""
         lemmas = (lemma for lemma in self.lemmatize(text) if is_content(lemma))
@@ -146,12 +157,10 @@ class Matcher:
                 if guessed is not None and (guessed.first, guessed.last) == (original_date.first, original_date.last):
                     return "same date"
                 return ""
-        if entity_type == "QUANTITY":
-            amounts = self.numbers_in(original)
-            if amounts:
-                guessed = set(self.numbers_in(guess))
-                shared = [number for number in amounts if number in guessed]
-                return f"same number {shared[0]}" if shared else ""
+        if self.is_amount(original, entity_type):
+            guessed = set(self.numbers_in(guess))
+            shared = [number for number in self.numbers_in(original) if number in guessed]
+            return f"same number {shared[0]}" if shared else ""
         return self._lemma_match(guess, original, entity_type)
 
     def _lemma_match(self, guess: str, original: str, entity_type: str) -> str:

@@ -35,7 +35,7 @@ def test_offline_refuses_a_candidate_repeating_a_content_word(offline):
 
 
 def test_offline_refuses_a_candidate_repeating_a_number_even_written_in_words(offline):
-    outcome = offline.attack(query("19 bullets", "nineteen shots", "MISC"))
+    outcome = offline.attack(query("19 bullets", "shot nineteen times", "MISC"))
     assert outcome.inverted
     assert outcome.reason == "refused: the candidate repeats the number 19"
 
@@ -48,6 +48,8 @@ def test_offline_refuses_a_quantity_stating_the_original_amount(offline):
 def test_offline_keeps_a_range_of_the_amount_that_names_the_thing_counted(offline):
     outcome = offline.attack(query("between 10 and 20 defendants", "nineteen other defendants", "QUANTITY"))
     assert not outcome.inverted
+    assert outcome.reason == "kept: states none of the original's numbers"
+    outcome = offline.attack(query("a few children", "three children", "DEM"))
     assert outcome.reason == "kept: states none of the original's numbers"
 
 

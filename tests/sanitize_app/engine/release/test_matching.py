@@ -106,6 +106,18 @@ def test_a_quantity_with_a_number_matches_only_a_guess_stating_that_number(match
     assert matcher.matches(guess, original, "QUANTITY") == reason
 
 
+def test_a_count_typed_dem_or_misc_is_matched_by_its_number():
+    matcher = Matcher()
+    assert matcher.matches("a few children", "three children", "DEM") == ""
+    assert matcher.matches("3 kids", "three children", "DEM") == "same number 3"
+    assert matcher.matches("two brothers", "four brothers", "MISC") == ""
+    # Not a count: the words decide.
+    assert matcher.matches("the 3rd Division", "the 2nd Division of the Court", "ORG") == "shared lemma 'division'"
+    assert matcher.matches("children", "three children of the applicant's first marriage", "DEM") == (
+        "shared lemma 'children'"
+    )
+
+
 def test_the_most_frequent_corpus_lemmas_do_not_match():
     assert Matcher().matches("a court", "the Constitutional Court", "ORG") == "shared lemma 'court'"
     assert Matcher(frequent_lemmas={"court"}).matches("a court", "the Constitutional Court", "ORG") == ""
