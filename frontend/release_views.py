@@ -88,11 +88,25 @@ def corpus_releases(request, pk: int):
     return render(request, "frontend/release/corpus_releases.html", context, status=400 if form.errors else 200)
 
 
+def _setting_text(value) -> str:
+    """One recorded engine setting as text: a nested dict as "name value" pairs."""
+    if isinstance(value, dict):
+        return " · ".join(f"{key.replace('_', ' ')} {_setting_text(item)}" for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_setting_text(item) for item in value)
+    return "" if value is None else str(value)
+
+
 @login_required
 @require_GET
 def release_detail(request, pk: int):
     release = _managed_release(request, pk)
-    context = {"release": release, "counts": release_service.release_counts(release), "downloads": DOWNLOADS}
+    context = {
+        "release": release,
+        "counts": release_service.release_counts(release),
+        "downloads": DOWNLOADS,
+        "engine_settings": [(key.replace("_", " "), _setting_text(value)) for key, value in release.settings.items()],
+    }
     documents = release.documents.select_related("document").only(
         "status", "error", "seconds", "tps", "spans", "document__doc_id", "release_id"
     )

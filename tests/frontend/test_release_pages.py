@@ -327,7 +327,12 @@ def test_the_popover_lists_the_candidates_tried_with_the_guesses(corpus, people,
     decision = item.decisions.first()
     decision.candidates = ["a city in Turkey", "Turkey", "Western Asia"]
     decision.trials = [
-        {"candidate": "a city in Turkey", "guesses": ["Ankara", "Istanbul"], "matched": "Ankara", "reason": "exact"},
+        {
+            "candidate": "a city in Turkey",
+            "guesses": ["Ankara", "Istanbul"],
+            "matched": "Ankara",
+            "reason": "guess 'Ankara' recovers the original: exact string",
+        },
         {"candidate": "Turkey", "guesses": ["Greece"], "matched": "", "reason": "no guess matches"},
     ]
     decision.replacement, decision.path = "Turkey", "later"
@@ -336,8 +341,10 @@ def test_the_popover_lists_the_candidates_tried_with_the_guesses(corpus, people,
     start = page.index(f'<div popover id="decision-{decision.pk}"')
     popover = page[start : page.index("</ol>", start)]
     assert "A later candidate" in popover
-    assert "guessed: <q>Ankara</q> matches the original (exact)" in popover
-    assert "<q>Ankara</q>, <q>Istanbul</q>" in popover and "<q>Greece</q>" in popover
+    assert "guessed: guess &#x27;Ankara&#x27; recovers the original: exact string" in popover
+    # The guess that matched is marked among the attacker's guesses.
+    assert '<q class="matched-guess" title="matches the original">Ankara</q>, <q>Istanbul</q>' in popover
+    assert "<q>Greece</q>" in popover and "no guess matches" in popover
     trail = popover[popover.index("<ol") :]
     assert trail.index(">a city in Turkey<") < trail.index(">Turkey<") < trail.index(">Western Asia<")
     assert trail.count("not tried") == 1
