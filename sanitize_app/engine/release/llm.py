@@ -67,7 +67,9 @@ class LLMConfig:
 
     @property
     def endpoint(self) -> str:
-        return self.base_url.rstrip("/") + "/chat/completions"
+        base = self.base_url.rstrip("/")
+        # Some users paste the whole endpoint rather than the API's base.
+        return base if base.endswith("/chat/completions") else base + "/chat/completions"
 
 
 class Cache(Protocol):

@@ -205,6 +205,11 @@ def test_map_gives_a_failed_prompt_its_error_in_place(server):
     assert isinstance(replies[1], LLMError) and "HTTP 400" in replies[1].reason
 
 
+@pytest.mark.parametrize("suffix", ["/v1", "/v1/", "/v1/chat/completions"])
+def test_the_endpoint_is_the_base_url_with_chat_completions_once(suffix):
+    assert LLMConfig("http://127.0.0.1:8080" + suffix, "m").endpoint == "http://127.0.0.1:8080/v1/chat/completions"
+
+
 def test_describe_names_model_and_base_url(server):
     assert client_for(server).describe() == f"tiny at {server.base_url}"
 
