@@ -12,6 +12,8 @@ from django.core.cache import cache
 
 from sanitize_app.engine.release.engine import ReleaseEngine, build_release_engine
 
+from ..models import Corpus, Document
+
 # LLM answers depend only on the prompt (and model); a week keeps a corpus's answers
 # for reruns without keeping them forever.
 LLM_CACHE_TIMEOUT_S = 7 * 24 * 3600
@@ -57,21 +59,34 @@ def llm_config():
     )
 
 
-def release_engine(strategy: str) -> ReleaseEngine:
-    """The engine for ``strategy`` under the current settings (one per process and
-    configuration: the rule ladders load their data once)."""
+def release_engine(strategy: str, corpus: Corpus | None = None) -> ReleaseEngine:
+    """The engine for ``strategy`` under the current settings, built once per process,
+    configuration and corpus (the rule ladders load their data once). INTACT's matcher
+    ignores the corpus's most frequent lemmas ("court", "applicant"): a guess sharing
+    one with the original has not re-identified anything; they are counted again when
+    the corpus gains documents."""
     configured = release_settings()
     key = tuple(sorted((name, str(value)) for name, value in configured.items()))
-    return _engine(strategy, key)
+    scope = ()
+    if strategy == "intact" and corpus is not None:
+        scope = (corpus.pk, Document.objects.filter(corpus=corpus).count())
+    return _engine(strategy, key, scope)
 
 
 @lru_cache(maxsize=16)
-def _engine(strategy: str, _settings_key: tuple) -> ReleaseEngine:
+def _engine(strategy: str, _settings_key: tuple, scope: tuple) -> ReleaseEngine:
+    frequent: frozenset[str] = frozenset()
+    if scope:
+        from sanitize_app.engine.release.matching import frequent_lemmas
+
+        texts = Document.objects.filter(corpus_id=scope[0]).values_list("text", flat=True).iterator(chunk_size=100)
+        frequent = frozenset(frequent_lemmas(texts))
     return build_release_engine(
         strategy,
         llm_config=llm_config(),
         min_place_set=release_settings().get("min_place_set", 5),
         cache=LLMAnswerCache(),
+        frequent_lemmas=frequent,
     )
 
 
@@ -86,6 +101,7 @@ def engine_description(engine: ReleaseEngine) -> dict:
     configured = release_settings()
     if engine.strategy == "intact":
         described["min_place_set"] = configured.get("min_place_set", 5)
+        described["frequent_lemmas_ignored"] = "the corpus's 100 most frequent content lemmas"
         if configured.get("llm_base_url"):
             described["llm_limits"] = {
                 "timeout_s": configured.get("llm_timeout_s"),

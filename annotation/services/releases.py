@@ -59,7 +59,7 @@ def start_release(
             f"Corpus {corpus.name} has no document to release from source {source!r} ({'; '.join(reasons)}).",
             field="source",
         )
-    described = engine_description(release_engine(strategy))
+    described = engine_description(release_engine(strategy, corpus))
     described.update(source_description(source, annotator))
     with transaction.atomic():
         release = Release.objects.create(
@@ -115,7 +115,7 @@ def run_batch(release_id: int, document_ids: list[int]) -> dict:
     if not pending:
         finish_if_complete(release)
         return {"release": release_id, "done": 0, "failed": 0}
-    engine = release_engine(release.strategy)
+    engine = release_engine(release.strategy, release.corpus)
     Release.objects.filter(pk=release.pk, status=Release.Status.PENDING).update(status=Release.Status.RUNNING)
     done = failed = 0
     for item in pending:
