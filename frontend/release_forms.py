@@ -26,6 +26,16 @@ STRATEGY_HELP = {
     ),
 }
 
+# The strategies' names in the comparison table, where the columns must fit the page.
+STRATEGY_SHORT = {
+    Release.Strategy.SUPPRESS: "Suppression",
+    Release.Strategy.STARS: "Stars",
+    Release.Strategy.LABEL: "Type label",
+    Release.Strategy.PLACEHOLDER: "Placeholders",
+    Release.Strategy.RULES: "Rules",
+    Release.Strategy.INTACT: "INTACT",
+}
+
 SOURCE_HELP = {
     Release.Source.REVIEWED: "Per document, the finished layer with the best status (reviewed first).",
     Release.Source.ANNOTATOR: "The finished layers of the annotator chosen below.",

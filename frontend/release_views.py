@@ -22,7 +22,7 @@ from annotation.tasks import submit_release
 from sanitize_app.engine.release.types import PATHS
 
 from .access import managed_corpus
-from .release_forms import ReleaseForm
+from .release_forms import STRATEGY_SHORT, ReleaseForm
 from .release_segments import SpansDoNotFit, decision_trail, side_by_side
 
 DOWNLOADS = {
@@ -60,6 +60,7 @@ def comparison_rows(corpus) -> list[dict]:
     best = max(scored, key=lambda row: row["TPS"]) if scored else None
     for row in rows:
         row["best"] = row is best
+        row["strategy_name"] = STRATEGY_SHORT.get(row["strategy"], row["strategy"])
         row["path_counts"] = [row["paths"].get(path) for path in PATHS] if row["paths"] else [None] * len(PATHS)
     return rows
 

@@ -156,6 +156,16 @@ def test_a_manager_releases_two_documents_and_reads_a_decision(login, live_serve
     page.screenshot(path=str(ARTIFACTS / "release-popover.png"))
     page.keyboard.press("Escape")
     popover.wait_for(state="hidden")
+    # From the keyboard: the span's hidden button shows when focused and opens the same popover.
+    key = page.locator(
+        f'#sanitized-text mark[data-rep="{mark.get_attribute("data-rep")}"] >> xpath=../following-sibling::button[1]'
+    )
+    key.focus()
+    assert key.is_visible() and key.get_attribute("popovertarget") == f"decision-{decision.pk}"
+    page.keyboard.press("Enter")
+    popover.wait_for(state="visible")
+    page.keyboard.press("Escape")
+    popover.wait_for(state="hidden")
     watch.check()
 
     # The JSON download: both documents' sanitized texts, offsets into the originals.
@@ -179,5 +189,20 @@ def test_a_manager_releases_two_documents_and_reads_a_decision(login, live_serve
         assert rebuilt + original["text"][cursor:] == row["text"]
         # The person to protect is never in the released text.
         assert original["task"].rsplit(": ", 1)[1] not in row["text"]
+
+    # A second release to compare with: entity type labels, run the same way.
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/releases/")
+    page.check("input[name=strategy][value=label]")
+    page.click("#release-submit")
+    page.wait_for_url("**/releases/*/")
+    labels = Release.objects.exclude(pk=release.pk).get()
+    for batch in held_batches[2:]:
+        tasks.sanitize_release_documents(labels.pk, batch)
+    page.wait_for_selector("#release-status .status-succeeded", timeout=15_000)
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/releases/")
+    best = max(Release.objects.all(), key=lambda r: r.metrics["TPS"])
+    assert page.locator("tr.best-tps").get_attribute("id") == f"release-row-{best.pk}"
+    assert page.locator("#releases tbody tr").count() == 2
+    page.screenshot(path=str(ARTIFACTS / "release-comparison.png"), full_page=True)
     watch.check()
     assert watch.problems == []

@@ -206,7 +206,7 @@ def test_a_manager_starts_a_release_and_follows_it_to_its_page(corpus, people, d
     # The comparison lists it with its link.
     listing = manager.get(f"/corpora/{corpus.pk}/releases/").content.decode()
     assert f'href="/releases/{release.pk}/">Release {release.pk}</a>' in listing
-    assert "Numbered placeholders" in listing and "Reviewed layers first" in listing
+    assert 'title="Numbered placeholders">Placeholders</td>' in listing and "<td>Reviewed layers</td>" in listing
 
 
 def test_a_running_release_polls_one_progress_partial(corpus, people, documents):
