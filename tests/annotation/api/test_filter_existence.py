@@ -7,7 +7,7 @@ filter that matches nothing."""
 
 import pytest
 
-from annotation.models import AnnotationLayer, Mention
+from annotation.models import AnnotationLayer, Mention, Release
 
 pytestmark = pytest.mark.django_db
 
@@ -18,6 +18,10 @@ def _targets(scenario) -> dict:
     """For each kind of value: (outside the outsider's reach, within it)."""
     mine_layer = AnnotationLayer.objects.filter(document=scenario["other_document"]).order_by("id").first()
     mine_mention = Mention.objects.filter(layer=mine_layer).order_by("id").first()
+    releases = [
+        Release.objects.create(corpus=corpus, source="reviewed", strategy="label")
+        for corpus in (scenario["corpus"], scenario["other_corpus"])
+    ]
     return {
         "corpus": (scenario["corpus"].pk, scenario["other_corpus"].pk),
         "document": (scenario["document"].pk, scenario["other_document"].pk),
@@ -26,6 +30,7 @@ def _targets(scenario) -> dict:
         "entity": (scenario["ann_mention"].entity_id, mine_mention.entity_id),
         "username": ("ann_annotator", mine_layer.annotator.username),
         "doc_id": (scenario["document"].doc_id, scenario["other_document"].doc_id),
+        "release": (releases[0].pk, releases[1].pk),
     }
 
 
@@ -49,6 +54,8 @@ FILTERS = [
     ("/api/import-jobs/", "corpus", "corpus", False),
     ("/api/preannotation-runs/", "corpus", "corpus", False),
     ("/api/trained-models/", "corpus", "corpus", False),
+    ("/api/releases/", "corpus", "corpus", True),
+    ("/api/release-documents/", "release", "release", False),
 ]
 
 
@@ -90,6 +97,8 @@ def test_the_filters_list_covers_every_filter_of_the_api(scenario):
             "ImportJobFilter": "/api/import-jobs/",
             "PreannotationRunFilter": "/api/preannotation-runs/",
             "TrainedModelFilter": "/api/trained-models/",
+            "ReleaseFilter": "/api/releases/",
+            "ReleaseDocumentFilter": "/api/release-documents/",
         }[filterset.__name__]
         for name, declared_filter in filterset.base_filters.items():
             if isinstance(declared_filter, filters.IdFilter) or name in ("user", "annotator", "actor", "doc_id"):
