@@ -322,6 +322,52 @@ def test_the_side_by_side_view_highlights_each_replacement_at_its_offsets(corpus
     assert columns.targets and set(columns.targets) <= columns.popovers
 
 
+@pytest.mark.parametrize("strategy", ["suppress", "stars"])
+def test_removed_and_starred_spans_keep_both_columns_true_to_their_texts(
+    corpus, people, documents, source, strategy, django_capture_on_commit_callbacks
+):
+    manager = client_for(people["manager"])
+    start(manager, corpus, django_capture_on_commit_callbacks, source="reviewed", strategy=strategy)
+    release = Release.objects.get()
+    item = release.documents.get()
+    page = manager.get(f"/releases/{release.pk}/documents/{documents.pk}/").content.decode()
+    columns = columns_of(page)
+    assert columns.text["original-text"] == source["text"]
+    assert columns.text["sanitized-text"] == item.sanitized_text
+    sanitized = columns.marks["sanitized-text"]
+    assert len(sanitized) == len(item.spans) > 0
+    if strategy == "suppress":
+        # Nothing is left of a suppressed span: an empty mark stands where it was.
+        assert all(s_start == s_end and text == "" for s_start, s_end, text in sanitized)
+        assert page.count("rep-empty") == len(sanitized)
+    else:
+        # One star per character of each mention, at the mention's own offsets.
+        for (o_start, o_end, shown), (s_start, s_end, stars) in zip(
+            columns.marks["original-text"], sanitized, strict=True
+        ):
+            assert (s_start, s_end) == (o_start, o_end) and stars == "*" * len(shown)
+
+
+def test_a_failed_release_shows_its_error_and_offers_no_file(corpus, people, documents):
+    release = Release.objects.create(
+        corpus=corpus,
+        source="reviewed",
+        strategy="rules",
+        status="failed",
+        documents_total=1,
+        error="No document could be sanitized.",
+    )
+    ReleaseDocument.objects.create(
+        release=release, document=documents, status="failed", error="ValueError: document 001-79436: bad span"
+    )
+    manager = client_for(people["manager"])
+    page = manager.get(f"/releases/{release.pk}/").content.decode()
+    assert "No document could be sanitized." in page and "The release failed: it has no files." in page
+    assert "<strong>001-79436</strong>: ValueError: document 001-79436: bad span" in page
+    assert "/download/" not in page and "hx-trigger" not in page
+    assert manager.get(f"/releases/{release.pk}/download/zip/").status_code == 409
+
+
 def test_the_popover_lists_the_candidates_tried_with_the_guesses(corpus, people, documents, release):
     item = release.documents.get()
     decision = item.decisions.first()
