@@ -59,7 +59,12 @@ def start_release(
             f"Corpus {corpus.name} has no document to release from source {source!r} ({'; '.join(reasons)}).",
             field="source",
         )
-    described = engine_description(release_engine(strategy, corpus))
+    try:
+        described = engine_description(release_engine(strategy, corpus))
+    except Exception as exc:  # noqa: BLE001 - a configuration error, said in the answer rather than a server error
+        raise DomainError(
+            f"The {strategy} release engine cannot be built here: {exc.__class__.__name__}: {exc}", field="strategy"
+        ) from exc
     described.update(source_description(source, annotator))
     with transaction.atomic():
         release = Release.objects.create(
@@ -115,7 +120,15 @@ def run_batch(release_id: int, document_ids: list[int]) -> dict:
     if not pending:
         finish_if_complete(release)
         return {"release": release_id, "done": 0, "failed": 0}
-    engine = release_engine(release.strategy, release.corpus)
+    try:
+        engine = release_engine(release.strategy, release.corpus)
+    except Exception as exc:  # noqa: BLE001 - a broken configuration fails the documents, naming why
+        error = f"The release engine could not be built: {exc.__class__.__name__}: {exc}"[:2000]
+        ReleaseDocument.objects.filter(
+            pk__in=[item.pk for item in pending], status=ReleaseDocument.Status.PENDING
+        ).update(status=ReleaseDocument.Status.FAILED, error=error)
+        finish_if_complete(release)
+        return {"release": release_id, "done": 0, "failed": len(pending)}
     Release.objects.filter(pk=release.pk, status=Release.Status.PENDING).update(status=Release.Status.RUNNING)
     done = failed = 0
     for item in pending:

@@ -285,3 +285,30 @@ def test_a_release_is_sanitized_by_a_real_worker_and_a_redelivered_batch_changes
 
     assert again == {"release": release.pk, "done": 0, "failed": 0}
     assert ReleaseDecision.objects.filter(release_document__release=release).count() == decisions
+
+
+def test_an_engine_that_cannot_be_built_refuses_the_start_or_fails_the_documents(corpus, documents, manager, settings):
+    from annotation.services.release_engine import forget_release_engines
+
+    release = start_release(corpus, source="reviewed", strategy="intact", actor=manager)
+    # The LLM configured after the start, with a timeout the client refuses.
+    settings.SANITIZE_RELEASE = {
+        **settings.SANITIZE_RELEASE,
+        "llm_base_url": "http://127.0.0.1:9/v1",
+        "llm_model": "m",
+        "llm_timeout_s": 0,
+    }
+    forget_release_engines()
+    try:
+        result = run_batch(release.pk, ids(documents[POLAT], documents[CANPOLAT]))
+        with pytest.raises(DomainError, match="The intact release engine cannot be built here: ValueError") as refused:
+            start_release(corpus, source="reviewed", strategy="intact", actor=manager)
+    finally:
+        forget_release_engines()
+
+    assert result == {"release": release.pk, "done": 0, "failed": 2}
+    errors = set(release.documents.values_list("error", flat=True))
+    assert errors == {"The release engine could not be built: ValueError: LLMConfig.timeout_s must be positive, got 0"}
+    release.refresh_from_db()
+    assert release.status == "failed"
+    assert refused.value.field == "strategy" and Release.objects.count() == 1
