@@ -38,20 +38,7 @@ def start_release(
     """Create a release of ``corpus`` (``annotator``: an account or a username, for the
     source "annotator" only). Refused, naming the field, when a value is unknown or when
     the source leaves no document to release."""
-    if strategy not in Release.Strategy.values:
-        raise DomainError(
-            f"Unknown strategy {strategy!r}: one of {', '.join(Release.Strategy.values)}.", field="strategy"
-        )
-    if source not in Release.Source.values:
-        raise DomainError(f"Unknown source {source!r}: one of {', '.join(Release.Source.values)}.", field="source")
-    if source == Release.Source.ANNOTATOR:
-        if not annotator:
-            raise DomainError("The source 'annotator' needs an annotator.", field="annotator")
-        annotator = resolve_annotator(corpus, annotator if isinstance(annotator, str) else annotator.get_username())
-    elif annotator:
-        raise DomainError(
-            f"An annotator is chosen only with the source 'annotator', not {source!r}.", field="annotator"
-        )
+    annotator = checked_choice(corpus, source, annotator, strategy)
     plan = plan_source(corpus, source, annotator)
     if not plan.document_ids:
         reasons = sorted({item["reason"] for item in plan.skipped}) or ["the corpus has no documents"]
@@ -59,12 +46,7 @@ def start_release(
             f"Corpus {corpus.name} has no document to release from source {source!r} ({'; '.join(reasons)}).",
             field="source",
         )
-    try:
-        described = engine_description(release_engine(strategy, corpus))
-    except Exception as exc:  # noqa: BLE001 - a configuration error, said in the answer rather than a server error
-        raise DomainError(
-            f"The {strategy} release engine cannot be built here: {exc.__class__.__name__}: {exc}", field="strategy"
-        ) from exc
+    described = described_engine(strategy, corpus)
     described.update(source_description(source, annotator))
     with transaction.atomic():
         release = Release.objects.create(
@@ -94,6 +76,38 @@ def start_release(
             },
         )
     return release
+
+
+def checked_choice(
+    corpus: Corpus, source: str, annotator: AbstractBaseUser | str | None, strategy: str
+) -> AbstractBaseUser | None:
+    """The annotator of an annotator's release (None otherwise), once the strategy,
+    source and annotator are known to be valid."""
+    if strategy not in Release.Strategy.values:
+        raise DomainError(
+            f"Unknown strategy {strategy!r}: one of {', '.join(Release.Strategy.values)}.", field="strategy"
+        )
+    if source not in Release.Source.values:
+        raise DomainError(f"Unknown source {source!r}: one of {', '.join(Release.Source.values)}.", field="source")
+    if source == Release.Source.ANNOTATOR:
+        if not annotator:
+            raise DomainError("The source 'annotator' needs an annotator.", field="annotator")
+        annotator = resolve_annotator(corpus, annotator if isinstance(annotator, str) else annotator.get_username())
+    elif annotator:
+        raise DomainError(
+            f"An annotator is chosen only with the source 'annotator', not {source!r}.", field="annotator"
+        )
+    return annotator
+
+
+def described_engine(strategy: str, corpus: Corpus) -> dict:
+    """What the engine for ``strategy`` uses (building it also proves it can be built)."""
+    try:
+        return engine_description(release_engine(strategy, corpus))
+    except Exception as exc:  # noqa: BLE001 - a configuration error, said in the answer rather than a server error
+        raise DomainError(
+            f"The {strategy} release engine cannot be built here: {exc.__class__.__name__}: {exc}", field="strategy"
+        ) from exc
 
 
 def source_description(source: str, annotator: AbstractBaseUser | None) -> dict:
