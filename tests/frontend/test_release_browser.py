@@ -90,6 +90,19 @@ def test_a_manager_releases_two_documents_and_reads_a_decision(login, live_serve
     page.screenshot(path=str(ARTIFACTS / "release-start.png"), full_page=True)
     watch.check()
 
+    # An annotator's layers without an annotator: the refusal is shown beside the select.
+    page.check("#release_source_1")
+    page.click("#release-submit")
+    page.wait_for_selector("#release-annotator-error")
+    assert "needs an annotator" in page.inner_text("#release-source .release-annotator")
+    assert not Release.objects.exists()
+    page.screenshot(path=str(ARTIFACTS / "release-start-refused.png"))
+    # The refused form answers 400, which Chromium logs as a failed resource: expected.
+    watch.check()
+    assert watch.problems == ["Failed to load resource: the server responded with a status of 400 (Bad Request)"]
+    watch.problems.clear()
+    page.check("#release_source_0")
+
     page.click("#release-submit")
     page.wait_for_url("**/releases/*/")
     release = Release.objects.get()
