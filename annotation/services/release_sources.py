@@ -12,18 +12,19 @@ Sources:
   finished the document, grouped by the run's ``entity_key``; documents never
   pre-annotated are skipped.
 
-Everything is read one document at a time (a corpus is never loaded whole); the plan of a
+Mentions are grouped per entity by the engine's rule (``engine.release.inputs``:
+nested spans left to the outer one, a type change splitting an entity, DIRECT when any
+mention is). Everything is read one document at a time (a corpus is never loaded whole); the plan of a
 release reads ids only."""
 
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 
-from sanitize_app.engine.release.types import Mention as EngineMention
-from sanitize_app.engine.release.types import ReleaseEntity, ReleaseInput
+from sanitize_app.engine.release.inputs import group_mentions
+from sanitize_app.engine.release.types import ReleaseInput
 
 from ..enums import FINISHED_LAYER_STATUSES, MASKED_IDENTIFIER_TYPES, LayerStatus
 from ..models import AnnotationLayer, Corpus, Document, Mention, Prediction, Release
@@ -112,7 +113,7 @@ def release_input(document: Document, source: str, annotator: AbstractBaseUser |
         rows = prediction_rows(document)
     else:
         rows = layer_rows(source_layer(document, source, annotator))
-    return ReleaseInput(doc_id=document.doc_id, text=document.text, entities=group_entities(rows))
+    return ReleaseInput(doc_id=document.doc_id, text=document.text, entities=group_mentions(rows))
 
 
 def layer_rows(layer: AnnotationLayer) -> Iterable[tuple]:
@@ -133,37 +134,3 @@ def prediction_rows(document: Document) -> Iterable[tuple]:
             run_id=run_id, document=document, identifier_type__in=MASKED_IDENTIFIER_TYPES
         ).values_list("entity_key", "start_offset", "end_offset", "span_text", "entity_type", "identifier_type")
     )
-
-
-def group_entities(rows: Iterable[tuple]) -> list[ReleaseEntity]:
-    """Mentions grouped per entity, entities in the order of their first mention.
-
-    A mention overlapping one before it (a span nested in another, or crossing it) is
-    left out: a release replaces disjoint spans, and the earlier (then longer) span
-    already covers its characters. The mentions of one entity normally share a type;
-    when an annotator gave them different types, each type is its own entity (key
-    ``<entity>:<TYPE>``) so that a type's ladder never sees another type's text. An
-    entity is DIRECT when any of its mentions is."""
-    ordered = sorted(rows, key=lambda row: (row[1], -row[2], row[0]))
-    kept, covered_until = [], -1
-    for row in ordered:
-        if row[1] >= covered_until:
-            kept.append(row)
-            covered_until = row[2]
-    types_of: dict[str, set[str]] = defaultdict(set)
-    for key, _, _, _, entity_type, _ in kept:
-        types_of[key].add(entity_type)
-    groups: dict[str, list[tuple]] = {}
-    for row in kept:
-        key, entity_type = row[0], row[4]
-        group_key = key if len(types_of[key]) == 1 else f"{key}:{entity_type}"
-        groups.setdefault(group_key, []).append(row)
-    return [
-        ReleaseEntity(
-            key=group_key,
-            entity_type=members[0][4],
-            identifier_type="DIRECT" if any(row[5] == "DIRECT" for row in members) else "QUASI",
-            mentions=[EngineMention(start=row[1], end=row[2], text=row[3]) for row in members],
-        )
-        for group_key, members in groups.items()
-    ]

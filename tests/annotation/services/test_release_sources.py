@@ -10,7 +10,6 @@ from annotation.services.preannotation import run_batch, start_run
 from annotation.services.release_sources import (
     NO_FINISHED_LAYER,
     NOT_PREANNOTATED,
-    group_entities,
     plan_source,
     release_input,
     resolve_annotator,
@@ -151,33 +150,3 @@ def test_a_newer_run_replaces_an_older_one(corpus, documents, rules_only_engine)
     released = release_input(documents[POLAT], "preannotation")
 
     assert [m.text for e in released.entities for m in e.mentions] == ["Mr Cengiz Polat"]
-
-
-def test_nested_mentions_are_left_to_the_outer_span_and_a_type_change_splits_the_entity():
-    # (key, start, end, text, type, identifier): the same "13,208 sq. m" twice (001-99929,
-    # annotator2), a span inside it, and "Ireland" typed ORG then LOC (001-57508, annotator5).
-    rows = [
-        ("e2", 40, 47, "Ireland", "LOC", "QUASI"),
-        ("e1", 10, 22, "13,208 sq. m", "QUANTITY", "QUASI"),
-        ("e9", 10, 22, "13,208 sq. m", "QUANTITY", "DIRECT"),
-        ("e3", 10, 16, "13,208", "QUANTITY", "QUASI"),
-        ("e2", 30, 37, "Ireland", "ORG", "QUASI"),
-        ("e4", 60, 65, "Smith", "PERSON", "QUASI"),
-        ("e4", 70, 75, "Smith", "PERSON", "DIRECT"),
-    ]
-
-    entities = group_entities(rows)
-
-    assert [(e.key, e.entity_type, e.identifier_type) for e in entities] == [
-        ("e1", "QUANTITY", "QUASI"),
-        ("e2:ORG", "ORG", "QUASI"),
-        ("e2:LOC", "LOC", "QUASI"),
-        ("e4", "PERSON", "DIRECT"),
-    ]
-    assert [(m.start, m.end) for e in entities for m in e.mentions] == [
-        (10, 22),
-        (30, 37),
-        (40, 47),
-        (60, 65),
-        (70, 75),
-    ]
