@@ -90,9 +90,9 @@ def corpus_releases(request, pk: int):
 
 
 def _setting_text(value) -> str:
-    """One recorded engine setting as text: a nested dict as "name value" pairs."""
+    """One recorded engine setting as text: a nested dict as "name = value" pairs."""
     if isinstance(value, dict):
-        return " · ".join(f"{key.replace('_', ' ')} {_setting_text(item)}" for key, item in value.items())
+        return " · ".join(f"{key} = {_setting_text(item)}" for key, item in value.items())
     if isinstance(value, list | tuple):
         return ", ".join(_setting_text(item) for item in value)
     return "" if value is None else str(value)
