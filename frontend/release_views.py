@@ -5,6 +5,8 @@ by side with its original, and download the release files.
 Every release is looked up through the user's managed corpora: a release of a corpus
 the user does not manage is answered 404, as its existence is not theirs to know."""
 
+from urllib.parse import urlsplit, urlunsplit
+
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -49,7 +51,10 @@ def llm_note() -> dict:
     falls back to the offline attacker and the rule candidates."""
     config = settings.SANITIZE_RELEASE
     base_url = config.get("llm_base_url", "")
-    return {"configured": bool(base_url), "model": config.get("llm_model", ""), "base_url": base_url}
+    parts = urlsplit(base_url)
+    if parts.username or parts.password:  # a user or password in the address is no one's to read
+        parts = parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))
+    return {"configured": bool(base_url), "model": config.get("llm_model", ""), "base_url": urlunsplit(parts)}
 
 
 def comparison_rows(corpus) -> list[dict]:
@@ -68,7 +73,7 @@ def comparison_rows(corpus) -> list[dict]:
 @login_required
 def corpus_releases(request, pk: int):
     corpus = managed_corpus(request, pk, "Only managers release a corpus.")
-    form = ReleaseForm(request.POST or None, corpus=corpus)
+    form = ReleaseForm(request.POST if request.method == "POST" else None, corpus=corpus)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         annotator = data["annotator"] if data["source"] == Release.Source.ANNOTATOR else None
@@ -125,13 +130,10 @@ def release_download(request, pk: int, fmt: str):
     release = _managed_release(request, pk)
     if fmt not in DOWNLOADS:
         raise Http404(f"There is no release file of format {fmt!r}.")
-    if release.status != Release.Status.SUCCEEDED:
-        return HttpResponse(
-            f"Release {release.pk} is {release.get_status_display().lower()}: its files are ready once it succeeds.",
-            status=409,
-            content_type="text/plain; charset=utf-8",
-        )
-    filename, content_type, content = export_release(release, fmt)
+    try:  # refused while the release is not succeeded: its files would be partial
+        filename, content_type, content = export_release(release, fmt)
+    except DomainError as error:
+        return HttpResponse(error.message, status=409, content_type="text/plain; charset=utf-8")
     response = HttpResponse(content, content_type=content_type)
     response["Content-Disposition"] = content_disposition_header(True, filename)
     return response

@@ -176,13 +176,13 @@ def test_the_form_offers_every_strategy_and_the_annotators_with_finished_layers(
 def test_the_form_says_which_llm_is_configured_without_its_key(corpus, people, documents, settings):
     settings.SANITIZE_RELEASE = {
         **settings.SANITIZE_RELEASE,
-        "llm_base_url": "http://127.0.0.1:8088/v1",
+        "llm_base_url": "http://llm-user:llm-password@127.0.0.1:8088/v1",
         "llm_model": "mistral-7b-instruct",
         "llm_api_key": "sk-very-secret",
     }
     page = client_for(people["manager"]).get(f"/corpora/{corpus.pk}/releases/").content.decode()
     assert "An LLM is configured (mistral-7b-instruct at http://127.0.0.1:8088/v1)" in page
-    assert "sk-very-secret" not in page
+    assert "sk-very-secret" not in page and "llm-password" not in page and "llm-user" not in page
 
 
 def test_a_manager_starts_a_release_and_follows_it_to_its_page(corpus, people, documents, release):
