@@ -101,9 +101,11 @@ def checked_choice(
 
 
 def described_engine(strategy: str, corpus: Corpus) -> dict:
-    """What the engine for ``strategy`` uses (building it also proves it can be built)."""
+    """What the engine for ``strategy`` uses (building it also proves it can be built).
+    Built without the corpus: reading every text for the frequent lemmas is the worker's
+    job, not the request's."""
     try:
-        return engine_description(release_engine(strategy, corpus))
+        return engine_description(release_engine(strategy))
     except Exception as exc:  # noqa: BLE001 - a configuration error, said in the answer rather than a server error
         raise DomainError(
             f"The {strategy} release engine cannot be built here: {exc.__class__.__name__}: {exc}", field="strategy"

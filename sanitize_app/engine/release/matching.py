@@ -50,6 +50,7 @@ MEASURE_WORDS = frozenset(
 
 _TOKEN = re.compile(r"\d[\d,.'/]*\d|\d|[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
 _NUMBER = re.compile(r"\d[\d,.'/]*\d|\d")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
 def simple_lemmas(text: str) -> list[str]:
@@ -93,10 +94,17 @@ def is_content(lemma: str) -> bool:
 
 def frequent_lemmas(texts: Iterable[str], top: int = 100, lemmatize: Lemmatize | None = None) -> set[str]:
     """The ``top`` most frequent content lemmas of ``texts`` (numbers excluded): words
-    every document of the corpus uses ("court", "applicant") recover nothing."""
+    every document of the corpus uses ("court", "applicant") recover nothing.
+
+    Only words written in lower case are counted: a corpus about one country names its
+    capital and its months on every page ("Istanbul", "April"), and a guess sharing a
+    proper name with the original has recovered something."""
     lemmatize = lemmatize or simple_lemmas
     counts = Counter(
-        lemma for text in texts for lemma in lemmatize(text) if is_content(lemma) and not _NUMBER.fullmatch(lemma)
+        lemma
+        for text in texts
+        for lemma in lemmatize(" ".join(word for word in _WORD.findall(text) if not word[0].isupper()))
+        if is_content(lemma) and not _NUMBER.fullmatch(lemma)
     )
     return {lemma for lemma, _ in counts.most_common(top)}
 

@@ -188,6 +188,12 @@ def test_frequent_lemmas_are_the_top_content_lemmas_of_the_texts():
     assert frequent_lemmas(texts, top=2) == {"court", "applicant"}
 
 
+def test_proper_names_are_never_frequent_lemmas():
+    # "Istanbul" 3 times, "court" twice (in lower case), "Court" once more: only the lower-case uses count.
+    texts = ["The Istanbul court and the Istanbul court.", "Istanbul. The Court held."]
+    assert frequent_lemmas(texts, top=2) == {"court", "held"}
+
+
 def test_spacy_lemmatizer_can_replace_the_default():
     lemmatize = spacy_lemmatizer()
     assert "be" in lemmatize("He was detained")
