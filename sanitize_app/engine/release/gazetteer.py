@@ -33,12 +33,18 @@ SUBDIVISION_NOUNS = {
 }  # fmt: skip
 
 
+_LATIN_NAME = re.compile(r"[A-Za-zÀ-ɏ' .\-]+")
+
+
 def fold(text: str) -> str:
-    """Accents, case and typographic quotes folded: "İzmir" -> "izmir"."""
-    text = unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
-    text = "".join(char for char in text if not unicodedata.combining(char)).casefold()
-    text = re.sub(r"\s+", " ", text).strip(" ,.;:'\"()")
-    return re.sub(r"^the ", "", text)
+    """Accents, case and typographic quotes folded: "İzmir" -> "izmir". (Called for every
+    name of ~150,000 places on first use: plain ASCII names skip the Unicode work.)"""
+    text = text.replace("\u2019", "'")
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(char for char in text if not unicodedata.combining(char))
+    text = " ".join(text.casefold().split()).strip(" ,.;:'\"()")
+    return text[4:] if text.startswith("the ") else text
 
 
 @dataclass
@@ -136,7 +142,7 @@ def _load_cities(gazetteer: Gazetteer, geonames) -> None:
             place.region_code = f"GB-{city['admin1code']}"
         names = {fold(city["name"])}
         if city["population"] >= ALTERNATE_NAMES_POPULATION:
-            names |= {fold(name) for name in city["alternatenames"] if re.fullmatch(r"[A-Za-zÀ-ɏ' .\-]+", name)}
+            names |= {fold(name) for name in city["alternatenames"] if _LATIN_NAME.fullmatch(name)}
         for name in names:
             gazetteer.places[name].append(place)
         counts[(kind, country)] += 1
