@@ -211,7 +211,12 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # Libraries that announce every model load at INFO (the commands' output is read by people).
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "sentence_transformers": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+    },
 }
 
 # The pre-annotation engine (sanitize_app.engine). Every model is optional: what is not
