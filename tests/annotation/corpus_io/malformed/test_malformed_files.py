@@ -84,7 +84,7 @@ def test_a_backslash_before_u_d800_is_text_not_an_escape(corpus, tmp_path, pick)
 # import does before the database) in a fresh interpreter with a bare Django, so that
 # its peak memory is the file's cost, not the test process's.
 CHILD = """
-import json, resource, sys
+import json, sys
 import django
 from django.conf import settings
 settings.configure(INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth"], USE_I18N=False)
@@ -101,7 +101,10 @@ try:
             documents += record is not None
 except TabImportError as exc:
     problems += exc.problems
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+# VmHWM, not ru_maxrss: the latter survives fork and exec, so it would report the test
+# process's own size (spaCy, the encoder, the place data) rather than this file's cost.
+with open("/proc/self/status") as status:
+    peak = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
 print(json.dumps({"documents": documents, "problems": [str(p) for p in problems], "peak": peak}))
 """
 
