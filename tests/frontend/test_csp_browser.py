@@ -9,6 +9,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from annotation.enums import LayerStatus
 from annotation.models import AnnotationLayer
+from annotation.services.releases import run_batch, start_release
 from tests.conftest import REPO
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -101,8 +102,18 @@ def test_no_page_violates_the_content_security_policy(walk, live_server, browser
         (f"/admin/auth/user/{scenario['ann'].pk}/change/", "#user_form", ""),
         ("/admin/axes/accessattempt/", "#content", ""),
         ("/api/docs/", ".swagger-ui .info", "api-docs"),
+        (f"/corpora/{corpus}/releases/", "main", ""),
     ]:
         manager.visit(path, ready, shot)
+    # A finished release of ann's confirmed layer: its page and a document side by side,
+    # with a replacement's popover opened.
+    release = start_release(scenario["corpus"], source="reviewed", strategy="rules", actor=scenario["manager"])
+    run_batch(release.pk, list(release.documents.values_list("document_id", flat=True)))
+    manager.visit(f"/releases/{release.pk}/", "main")
+    manager.visit(f"/releases/{release.pk}/documents/{document}/", "main")
+    manager.page.locator("[popovertarget]").first.click()
+    manager.page.wait_for_selector("[popover]:popover-open")
+    manager.check()
 
     annotator = as_role("bob_annotator", "annotator")
     annotator.visit("/work/", "main", "my-work")
