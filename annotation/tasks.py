@@ -122,8 +122,27 @@ def submit_release(
 ) -> Release:
     """Create a release and enqueue its batches once it is committed."""
     release = releases.start_release(corpus, source=source, annotator=annotator, strategy=strategy, actor=actor)
-    transaction.on_commit(lambda: enqueue_release(release))
+
+    def enqueue():
+        if settings.SANITIZE_RELEASE.get("in_thread") and celery_app.conf.task_always_eager:
+            # Embedded: no worker, and a corpus takes a minute or more; a thread keeps the
+            # page answering (and its progress bar moving) while the batches run.
+            threading.Thread(
+                target=_release_in_thread, args=(release.pk,), daemon=True, name=f"release-{release.pk}"
+            ).start()
+            return
+        enqueue_release(release)
+
+    transaction.on_commit(enqueue)
     return release
+
+
+def _release_in_thread(release_id: int) -> None:
+    try:
+        for batch in release_batches(Release.objects.get(pk=release_id)):
+            releases.run_batch(release_id, batch)
+    finally:
+        connection.close()
 
 
 def release_batches(release: Release) -> list[list[int]]:

@@ -265,6 +265,9 @@ SANITIZE_RELEASE = {
     "min_place_set": env_int("SANITIZE_RELEASE_MIN_PLACE_SET", 5),
     # Documents per release task.
     "batch": env_int("SANITIZE_RELEASE_BATCH", 5),
+    # Embedded (no broker): release in a background thread of the web process rather
+    # than inside the request.
+    "in_thread": env_bool("SANITIZE_RELEASE_IN_THREAD", True),
 }
 # Documents per pre-annotation task: big enough to amortise loading the engine, small
 # enough that progress moves and a lost worker redoes little.

@@ -312,3 +312,20 @@ def test_an_engine_that_cannot_be_built_refuses_the_start_or_fails_the_documents
     release.refresh_from_db()
     assert release.status == "failed"
     assert refused.value.field == "strategy" and Release.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_embedded_release_runs_its_batches_in_a_background_thread(
+    corpus, documents, manager, settings, eager_tasks, django_capture_on_commit_callbacks
+):
+    import threading
+
+    settings.SANITIZE_RELEASE = {**settings.SANITIZE_RELEASE, "in_thread": True, "batch": 1}
+    with django_capture_on_commit_callbacks(execute=True):
+        release = submit_release(corpus, source="reviewed", strategy="placeholder", actor=manager)
+    worker = next(t for t in threading.enumerate() if t.name == f"release-{release.pk}")
+    worker.join(timeout=120)
+    assert not worker.is_alive()
+    release.refresh_from_db()
+    assert release.status == "succeeded"
+    assert release.documents.filter(status=ReleaseDocument.Status.DONE).count() == 2
