@@ -33,6 +33,8 @@ def words_to_number(text: str) -> int | None:
     """The value of English number words ("twenty-two" -> 22), None if not a number."""
     tokens = re.split(r"[\s\-‑]+", text.strip().lower())
     tokens = [t for t in tokens if t and t != "and"]
+    if len(tokens) > 1 and tokens[0] in ("a", "an") and tokens[1] not in (*SCALES, "dozen"):
+        tokens = tokens[1:]  # an article before a number ("a five-figure sum"), not "one"
     if not tokens:
         return None
     total, current, seen = 0, 0, False

@@ -77,6 +77,9 @@ def test_what_states_no_known_quantity_gets_no_ladder(text):
         ("Twenty three hearings", ["23"]),
         ("DKK 247,200 (approximately EUR 33,200)", ["247200", "33200"]),
         ("a sum of money", []),
+        # An article before number words is no "one": "a five" is 5, not 1 + 5.
+        ("a five-figure sum", ["5"]),
+        ("a hundred euros", ["100"]),
     ],
 )
 def test_numbers_in_normalizes_figures_and_number_words(text, numbers):
