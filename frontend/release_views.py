@@ -94,10 +94,24 @@ def corpus_releases(request, pk: int):
     return render(request, "frontend/release/corpus_releases.html", context, status=400 if form.errors else 200)
 
 
+# The order the engine's recorded settings are read in (PostgreSQL's jsonb keeps no key
+# order of its own); anything else follows alphabetically.
+SETTINGS_ORDER = (
+    "strategy", "source", "source_rule", "annotator", "candidates", "llm_candidates", "attacker", "llm",
+    "llm_unavailable", "llm_limits", "min_place_set", "frequent_lemmas_ignored", "ic", "embedder",
+)  # fmt: skip
+
+
+def _ordered_settings(settings_: dict) -> list[tuple[str, str]]:
+    rank = {key: position for position, key in enumerate(SETTINGS_ORDER)}
+    keys = sorted(settings_, key=lambda key: (rank.get(key, len(rank)), key))
+    return [(key.replace("_", " "), _setting_text(settings_[key])) for key in keys]
+
+
 def _setting_text(value) -> str:
-    """One recorded engine setting as text: a nested dict as "name = value" pairs."""
+    """One recorded engine setting as text: a nested dict as "name = value" pairs, by name."""
     if isinstance(value, dict):
-        return " · ".join(f"{key} = {_setting_text(item)}" for key, item in value.items())
+        return " · ".join(f"{key} = {_setting_text(value[key])}" for key in sorted(value))
     if isinstance(value, list | tuple):
         return ", ".join(_setting_text(item) for item in value)
     return "" if value is None else str(value)
@@ -111,7 +125,7 @@ def release_detail(request, pk: int):
         "release": release,
         "counts": release_service.release_counts(release),
         "downloads": DOWNLOADS,
-        "engine_settings": [(key.replace("_", " "), _setting_text(value)) for key, value in release.settings.items()],
+        "engine_settings": _ordered_settings(release.settings),
     }
     documents = release.documents.select_related("document").only(
         "status", "error", "seconds", "tps", "spans", "document__doc_id", "release_id"

@@ -127,7 +127,7 @@ def test_a_manager_releases_two_documents_and_reads_a_decision(login, live_serve
     assert shown == [str(decisions.filter(path=path).count()) for path in ("first", "later", "fallback", "fixed")]
     assert decisions.filter(path="later").exists()  # the scripted attacker inverts first candidates
     assert page.locator("#release-documents tbody tr").count() == 2
-    assert "timeout_s = 60 · concurrency = 2 · retries = 2" in page.inner_text("#release-settings")
+    assert "concurrency = 2 · retries = 2 · timeout_s = 60" in page.inner_text("#release-settings")
     page.screenshot(path=str(ARTIFACTS / "release-detail.png"), full_page=True)
     watch.check()
 

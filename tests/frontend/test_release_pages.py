@@ -436,3 +436,25 @@ def test_each_release_file_downloads_as_an_attachment_of_its_type(corpus, people
         if fmt == "zip":
             assert f"{CANPOLAT}.txt" in zipfile.ZipFile(BytesIO(response.content)).namelist()
     assert manager.get(f"/releases/{release.pk}/download/docx/").status_code == 404
+
+
+def test_recorded_engine_settings_read_strategy_first_and_nested_values_by_name():
+    from frontend.release_views import _ordered_settings
+
+    # As PostgreSQL's jsonb hands them back: shorter keys first, whatever was written.
+    recorded = {
+        "ic": "corpus unigram statistics",
+        "llm": "m at http://x/v1",
+        "source": "reviewed",
+        "strategy": "intact",
+        "llm_limits": {"retries": 2, "timeout_s": 60, "concurrency": 2},
+        "custom_note": "kept",
+    }
+    assert _ordered_settings(recorded) == [
+        ("strategy", "intact"),
+        ("source", "reviewed"),
+        ("llm", "m at http://x/v1"),
+        ("llm limits", "concurrency = 2 · retries = 2 · timeout_s = 60"),
+        ("ic", "corpus unigram statistics"),
+        ("custom note", "kept"),
+    ]
