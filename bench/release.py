@@ -58,9 +58,9 @@ def date_share(documents: list[dict], chosen: list[str]) -> dict:
     mentions (as the paper counts them), over the distinct texts, and over the released
     layers; with the most frequent texts they miss."""
     try:
-        from sanitize_app.engine.release.dates import date_parse_share, datetime_candidates
+        from sanitize_app.engine.release.generalization.dates import date_parse_share, datetime_candidates
     except ImportError as exc:
-        return {"unavailable": f"sanitize_app.engine.release.dates: {exc}"}
+        return {"unavailable": f"sanitize_app.engine.release.generalization.dates: {exc}"}
     every = [
         m["span_text"]
         for document in documents

@@ -162,13 +162,13 @@ class OfflineAttacker:
 
 def date_range_days(text: str) -> int | None:
     """How many days the date ``text`` covers (None when it is no date)."""
-    from .dates import parse_datetime
+    from .generalization.dates import parse_datetime
 
     parsed = parse_datetime(text)
     return None if parsed is None else (parsed.last - parsed.first).days + 1
 
 
 def place_set_size(candidate: str) -> int | None:
-    from .places import place_set_size as size
+    from .generalization.places import place_set_size as size
 
     return size(candidate)

@@ -150,8 +150,8 @@ def build_release_engine(
     if strategy not in ("rules", "intact"):
         return ReleaseEngine(strategy)
     from .attackers import LLMAttacker, OfflineAttacker
+    from .generalization.rules import RuleCandidates
     from .matching import Matcher
-    from .rules import RuleCandidates
 
     rules = RuleCandidates()
     if strategy == "rules":

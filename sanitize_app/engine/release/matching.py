@@ -125,7 +125,7 @@ class Matcher:
     @property
     def parse_date(self) -> Callable:
         if self._parse_date is None:
-            from .dates import parse_datetime
+            from .generalization.dates import parse_datetime
 
             self._parse_date = parse_datetime
         return self._parse_date
@@ -133,7 +133,7 @@ class Matcher:
     @property
     def numbers_in(self) -> Callable[[str], list[str]]:
         if self._numbers_in is None:
-            from .quantities import numbers_in
+            from .generalization.quantities import numbers_in
 
             self._numbers_in = numbers_in
         return self._numbers_in

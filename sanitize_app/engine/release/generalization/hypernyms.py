@@ -9,11 +9,11 @@ import json
 import re
 from functools import lru_cache
 
+from ..types import CANDIDATES_PER_ENTITY
 from .dates import datetime_candidates, parse_datetime
 from .gazetteer import DATA, fold, gazetteer
 from .places import adjective, country_ladder
 from .quantities import age_candidates, age_ladder, quantity_candidates
-from .types import CANDIDATES_PER_ENTITY
 
 HYPERNYM_TYPES = ("DEM", "ORG", "MISC")
 NATIONALITY = re.compile(r"^(.+?)(?: (nationals?|citizens?|people|woman|man|origin|descent))?$")

@@ -5,7 +5,7 @@ from datetime import date
 
 import pytest
 
-from sanitize_app.engine.release.dates import date_parse_share, datetime_candidates, parse_datetime
+from sanitize_app.engine.release.generalization.dates import date_parse_share, datetime_candidates, parse_datetime
 
 
 def _datetime_mentions(documents) -> list[str]:

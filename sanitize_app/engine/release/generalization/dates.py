@@ -16,12 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
+from ..types import CANDIDATES_PER_ENTITY
 from .date_ladders import calendar_ladder, yearless_ladder
 from .date_parsing import CalendarSpan, YearlessSpan
 from .date_ranges import parse_calendar
 from .duration_ladders import duration_ladder, position_ladder
 from .durations import Position, parse_duration, parse_position
-from .types import CANDIDATES_PER_ENTITY
 
 
 @dataclass(frozen=True)

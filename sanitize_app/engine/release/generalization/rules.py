@@ -3,11 +3,11 @@ mention by the rules of its type. PERSON and CODE get none (the coordinator numb
 them as placeholders); a type whose rules do not know the mention gets [] and the
 caller falls back."""
 
+from ..types import CANDIDATES_PER_ENTITY, ReleaseEntity
 from .dates import datetime_candidates
 from .hypernyms import HYPERNYM_TYPES, hypernym_candidates
 from .places import location_candidates
 from .quantities import quantity_candidates
-from .types import CANDIDATES_PER_ENTITY, ReleaseEntity
 
 
 class RuleCandidates:

@@ -13,8 +13,8 @@ import re
 from collections import Counter
 from functools import lru_cache
 
+from ..types import CANDIDATES_PER_ENTITY
 from .gazetteer import Country, Place, fold, gazetteer
-from .types import CANDIDATES_PER_ENTITY
 
 PREFIXES = (
     r"^(?:london borough of|royal borough of|borough of|city of|county of|municipality of|district of|town of)\s+"

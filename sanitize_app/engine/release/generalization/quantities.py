@@ -10,10 +10,10 @@ duration ladder."""
 import math
 import re
 
+from ..types import CANDIDATES_PER_ENTITY
 from .duration_ladders import duration_ladder
 from .durations import parse_duration
 from .number_words import NUMBER, find_numbers, format_number, parse_number
-from .types import CANDIDATES_PER_ENTITY
 
 CURRENCY_CODES = (
     r"(?:GBP|EUR|USD|DKK|SEK|NOK|PLN|TRL|TRY|FRF|DEM|ITL|ESP|CHF|RUB|UAH|HUF|CZK|ROL|RON|BGN|HRK|IEP|ATS|BEF|"
