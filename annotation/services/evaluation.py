@@ -93,7 +93,7 @@ def masked_spans_from_data(data, texts: dict[str, str], *, label: str) -> Spans:
 
 
 @lru_cache(maxsize=2)
-def _load_masked_lm(name: str, device: str):
+def masked_lm_once(name: str, device: str):
     """The masked LM, loaded once per process (it takes seconds and hundreds of MB)."""
     from sanitize_app.engine.lm import load_masked_lm
 
@@ -105,7 +105,7 @@ def _lm_weighting() -> tuple[Weighting | None, str]:
     name = settings.SANITIZE_ENGINE.get("masked_lm")
     if not name:
         return None, LM_NOT_CONFIGURED
-    loaded = _load_masked_lm(name, settings.SANITIZE_ENGINE.get("device", "cpu"))
+    loaded = masked_lm_once(name, settings.SANITIZE_ENGINE.get("device", "cpu"))
     if loaded.model is None:
         return None, loaded.reason
     lm = loaded.model

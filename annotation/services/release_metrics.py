@@ -26,7 +26,7 @@ from sanitize_app.engine.release.tps import (
 from ..models import Corpus, Document
 from .engine import corpus_statistics
 from .errors import DomainError
-from .evaluation import _load_masked_lm, evaluate_masked, masked_spans_from_data
+from .evaluation import evaluate_masked, masked_lm_once, masked_spans_from_data
 
 _SCORERS: OrderedDict[tuple, "_Utility"] = OrderedDict()
 _KEEP = 2
@@ -57,7 +57,7 @@ def _information_content(corpus: Corpus):
     name = settings.SANITIZE_ENGINE.get("masked_lm")
     if not name:
         return statistics, statistics.description
-    loaded = _load_masked_lm(name, settings.SANITIZE_ENGINE.get("device", "cpu"))
+    loaded = masked_lm_once(name, settings.SANITIZE_ENGINE.get("device", "cpu"))
     if loaded.model is None:
         return statistics, f"{statistics.description}; the masked LM is unavailable: {loaded.reason}"
     source = LanguageModelContent(loaded.model)
