@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from .. import permissions as policy
 from ..models import Release, ReleaseDecision, ReleaseDocument
 from ..services.release_exports import FORMATS, export_release
-from ..services.releases import release_counts
+from ..services.releases import release_counts, with_counts
 from ..tasks import submit_release
 from .fields import VisibleCorpusField
 from .filters import ScopedFilterSet
@@ -136,7 +136,8 @@ class ReleaseViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     permission_classes = [IsReleaseManager]
 
     def get_queryset(self):
-        return managed_releases(self.request.user).select_related("corpus", "annotator", "created_by")
+        releases = managed_releases(self.request.user).select_related("corpus", "annotator", "created_by")
+        return with_counts(releases).order_by("-created_at", "-id")
 
     @extend_schema(request=StartReleaseSerializer, responses={202: ReleaseSerializer})
     def create(self, request, *args, **kwargs):

@@ -232,3 +232,20 @@ def test_release_operations_hold_under_their_schema(corpus, people, release, rol
     else:
         assert not succeeded - {"GET /api/releases/", "GET /api/release-documents/"}
     assert not failures, f"{len(failures)} failures:\n\n" + "\n\n".join(failures.values())
+
+
+def test_listing_releases_counts_their_documents_without_a_query_per_release(
+    corpus, people, documents, release, api, django_assert_max_num_queries
+):
+    # Two more releases: one finished, one left pending with both documents.
+    finished = start_release(corpus, source="reviewed", strategy="label", actor=people["manager"])
+    run_batch(finished.pk, [d.pk for d in documents.values()])
+    start_release(corpus, source="reviewed", strategy="stars", actor=people["manager"])
+    client = api(people["manager"])
+    client.get("/api/releases/")  # the session and permission caches warmed
+    with django_assert_max_num_queries(3):
+        listed = client.get("/api/releases/", {"corpus": corpus.pk}).json()
+    progress = {r["strategy"]: r["progress"] for r in listed["results"]}
+    assert progress["placeholder"] == {"total": 2, "done": 2, "failed": 0, "pending": 0, "percent": 100}
+    assert progress["label"] == progress["placeholder"]
+    assert progress["stars"] == {"total": 2, "done": 0, "failed": 0, "pending": 2, "percent": 0}
