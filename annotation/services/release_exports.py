@@ -12,7 +12,8 @@ Formats (``export_release(release, fmt)``):
 - "tri": a TRI frame in the WikiActors layout (issue 16 reads either): a JSON list of rows
   ``{"name": <the person to protect>, "doc_id": ..., "<strategy>_abstract": <sanitized
   text>}``, i.e. pandas ``orient="records"``, the column named like the published
-  ``<method>_abstract`` columns.
+  ``<method>_abstract`` columns. It names each protected person, the ground truth a
+  re-identification attack is scored against: a file for measuring risk, never to publish.
 
 Only the release's done documents are written, in corpus order."""
 
