@@ -6,7 +6,10 @@ The engine runs directly (no Django, no database): for each document one annotat
 layer (chosen with ``random.Random(seed)``), all its DIRECT and QUASI mentions grouped by
 entity, released with each strategy by ``build_release_engine(strategy)``. TPS uses
 unigram information content from the documents themselves and the pretrained encoder
-(all-MiniLM-L6-v2) for similarity.
+(all-MiniLM-L6-v2) for similarity; ER_di / ER_qi score the released spans against every
+annotator's layer. The peer, in the same run: Microsoft Presidio's analyzer finding its
+own spans, replaced by ``<ENTITY_TYPE>`` as its anonymizer does by default (bench-only
+requirement: ``pip install -r bench/requirements.txt``; ``--no-peer`` leaves it out).
 
     python bench/release.py                         # the 41 documents of data/tab/tab_dev_sample.json
     python bench/release.py PATH --documents 10
@@ -31,15 +34,22 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from sanitize_app.engine.evaluation import GoldCorpus, evaluate, official_token_filter  # noqa: E402
 from sanitize_app.engine.information_content import CorpusStatistics  # noqa: E402
 from sanitize_app.engine.release.engine import build_release_engine  # noqa: E402
 from sanitize_app.engine.release.inputs import tab_layer_input  # noqa: E402
 from sanitize_app.engine.release.strategies import STRATEGIES  # noqa: E402
-from sanitize_app.engine.release.tps import TextPreservedSimilarity, load_term_pipeline, sentence_embedder  # noqa: E402
+from sanitize_app.engine.release.tps import (  # noqa: E402
+    TERM_PIPELINE,
+    TextPreservedSimilarity,
+    load_term_pipeline,
+    sentence_embedder,
+)
 from sanitize_app.engine.release.types import PATHS  # noqa: E402
 
 SAMPLE = REPO / "data" / "tab" / "tab_dev_sample.json"
 SCRIPTED = "intact+scripted-llm"
+PEER = "presidio (peer)"
 
 
 def choose_layers(documents: list[dict], seed: int) -> list[str]:
@@ -83,7 +93,7 @@ def date_share(documents: list[dict], chosen: list[str]) -> dict:
     return result
 
 
-def run_strategy(name: str, engine, inputs, scorer) -> dict:
+def run_strategy(name: str, engine, inputs, scorer, gold) -> dict:
     seconds, released, paths, failures = [], [], Counter(), []
     # The ladders load their data (gazetteers, tables) on first use: that is timed apart.
     started = time.perf_counter()
@@ -102,24 +112,63 @@ def run_strategy(name: str, engine, inputs, scorer) -> dict:
         seconds.append(time.perf_counter() - started)
         paths.update(decision.path for decision in sanitized.decisions)
         released.append((release_input, [(s.start, s.end, s.replacement) for s in sanitized.spans]))
+    row = scored_row(name, released, seconds, scorer, gold)
+    row.update(settings=engine.settings(), warm_up_seconds=warm_up, failures=failures)
+    row["paths"] = {path: paths[path] for path in PATHS}
+    return row
+
+
+def scored_row(name: str, released, seconds: list[float], scorer, gold) -> dict:
+    """TPS and ER (against every annotator's layer) of the released documents."""
     if not released:
-        return {"strategy": name, "error": failures[0] if failures else "no document"}
+        return {"strategy": name, "error": "no document was released"}
     started = time.perf_counter()
     corpus = scorer.corpus([(release_input.text, spans) for release_input, spans in released])
     scoring = time.perf_counter() - started
     worst_value, worst_input = min(zip((d.value for d in corpus.documents), (r for r, _ in released), strict=True))
+    masked = {release_input.doc_id: [(s, e) for s, e, _ in spans] for release_input, spans in released}
+    report = evaluate(gold, masked, token_filter=official_token_filter())
     return {
         "strategy": name,
-        "settings": engine.settings(),
         "documents": len(released),
         "TPS": corpus.value,
+        "ER_di": report.ER_di,
+        "ER_qi": report.ER_qi,
         "worst": {"doc_id": worst_input.doc_id, "TPS": worst_value},
         "seconds_per_document": {"median": statistics.median(seconds), "p95": nearest_rank(seconds, 95)},
-        "warm_up_seconds": warm_up,
+        "warm_up_seconds": 0.0,
         "tps_seconds": scoring,
-        "paths": {path: paths[path] for path in PATHS},
-        "failures": failures,
+        "paths": {},
+        "failures": [],
     }
+
+
+def presidio_row(inputs, scorer, gold) -> dict:
+    """The peer: Microsoft Presidio's analyzer (its defaults, the same spaCy pipeline) finds
+    its own spans in each document, replaced by ``<ENTITY_TYPE>`` as its anonymizer's
+    default operator writes them (overlaps: the earliest, then the longest, as ours)."""
+    try:
+        from presidio_analyzer import AnalyzerEngine
+        from presidio_analyzer.nlp_engine import NlpEngineProvider
+    except ImportError:
+        return {"strategy": PEER, "error": "Presidio is not installed: pip install -r bench/requirements.txt"}
+    configuration = {"nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": TERM_PIPELINE}]}
+    analyzer = AnalyzerEngine(
+        nlp_engine=NlpEngineProvider(nlp_configuration=configuration).create_engine(), supported_languages=["en"]
+    )
+    analyzer.analyze(text=inputs[0].text, language="en")  # loaded before the clock starts
+    released, seconds = [], []
+    for release_input in inputs:
+        started = time.perf_counter()
+        found = sorted(analyzer.analyze(text=release_input.text, language="en"), key=lambda r: (r.start, -r.end))
+        spans, covered = [], -1
+        for result in found:
+            if result.start >= covered:
+                spans.append((result.start, result.end, f"<{result.entity_type}>"))
+                covered = result.end
+        seconds.append(time.perf_counter() - started)
+        released.append((release_input, spans))
+    return scored_row(PEER, released, seconds, scorer, gold)
 
 
 def scripted_llm_config():
@@ -150,7 +199,7 @@ def engines(strategies: list[str], texts: list[str], llm_scripted: bool):
             yield SCRIPTED, exc, server
 
 
-def measure(documents: list[dict], *, seed: int, strategies: list[str], llm_scripted: bool) -> dict:
+def measure(documents: list[dict], *, seed: int, strategies: list[str], llm_scripted: bool, peer: bool) -> dict:
     chosen = choose_layers(documents, seed)
     inputs = [tab_layer_input(document, annotator) for document, annotator in zip(documents, chosen, strict=True)]
     texts = [document["text"] for document in documents]
@@ -160,17 +209,20 @@ def measure(documents: list[dict], *, seed: int, strategies: list[str], llm_scri
     )
     scorer.corpus([(text, []) for text in texts])  # parse every document once (the analysis is kept)
     setup = time.perf_counter() - started
+    gold = GoldCorpus.from_tab(documents)
     rows = []
     for name, engine, server in engines(strategies, texts, llm_scripted):
         if isinstance(engine, Exception):
             rows.append({"strategy": name, "error": f"{engine.__class__.__name__}: {engine}"})
         else:
-            row = run_strategy(name, engine, inputs, scorer)
+            row = run_strategy(name, engine, inputs, scorer, gold)
             if server is not None:
                 row["llm_requests"] = len(server.requests)
             rows.append(row)
         if server is not None:
             server.stop()
+    if peer:
+        rows.append(presidio_row(inputs, scorer, gold))
     return {
         "documents": len(documents),
         "seed": seed,
@@ -192,10 +244,11 @@ def print_table(result: dict) -> None:
     )
     print(f"IC: {result['ic']}\nEmbedder: {result['embedder']}")
     print(f"Loading spaCy and the encoder, parsing the documents for TPS: {result['setup_seconds']:.1f} s (once)")
-    print("Seconds per document: the release alone (TPS apart); load s: the first document, data loading included\n")
+    print("Seconds per document: the release alone (TPS apart); load s: the first document, data loading included")
+    print("ER_di / ER_qi: the released spans against every annotator's layer (official token filter)\n")
     header = (
-        f"{'strategy':<20} {'TPS %':>6} {'worst':>18} {'median s':>9} {'p95 s':>7} {'load s':>7}"
-        "  paths first/later/fallback/fixed"
+        f"{'strategy':<20} {'TPS %':>6} {'ER_di':>6} {'ER_qi':>6} {'worst':>18} {'median s':>9} {'p95 s':>7} "
+        f"{'load s':>7}  paths first/later/fallback/fixed"
     )
     print(header)
     print("-" * len(header))
@@ -205,9 +258,10 @@ def print_table(result: dict) -> None:
             continue
         worst = f"{row['worst']['doc_id']} {100 * row['worst']['TPS']:.1f}"
         timing = row["seconds_per_document"]
-        paths = "/".join(str(row["paths"][p]) for p in PATHS)
+        paths = "/".join(str(row["paths"][p]) for p in PATHS) if row["paths"] else "-"
         print(
-            f"{row['strategy']:<20} {100 * row['TPS']:6.1f} {worst:>18} {timing['median']:9.3f} {timing['p95']:7.3f} "
+            f"{row['strategy']:<20} {100 * row['TPS']:6.1f} {row['ER_di']:6.3f} {row['ER_qi']:6.3f} {worst:>18} "
+            f"{timing['median']:9.3f} {timing['p95']:7.3f} "
             f"{row['warm_up_seconds']:7.2f}  "
             f"{paths}" + (f"  ({row['llm_requests']} LLM requests)" if "llm_requests" in row else "")
         )
@@ -238,11 +292,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strategies", nargs="+", choices=STRATEGIES, default=list(STRATEGIES))
     parser.add_argument("--llm-scripted", action="store_true", help="Also INTACT with the tests' scripted LLM server.")
     parser.add_argument("--json", action="store_true", help="Print one JSON object instead of the table.")
+    parser.add_argument("--no-peer", action="store_true", help="Leave out the Presidio row.")
     options = parser.parse_args(argv)
     documents = json.loads(Path(options.path).read_text(encoding="utf-8"))
     if options.documents:
         documents = documents[: options.documents]
-    result = measure(documents, seed=options.seed, strategies=options.strategies, llm_scripted=options.llm_scripted)
+    result = measure(
+        documents,
+        seed=options.seed,
+        strategies=options.strategies,
+        llm_scripted=options.llm_scripted,
+        peer=not options.no_peer,
+    )
     if options.json:
         print(json.dumps(result, ensure_ascii=False, indent=1))
     else:
