@@ -5,9 +5,7 @@ content and the configured search backend for the web-search indicator.
 Building an engine loads models (a spaCy pipeline, maybe transformers), so engines are
 kept per process, one per corpus and configuration."""
 
-from collections import OrderedDict
 from pathlib import Path
-from threading import Lock
 
 from django.conf import settings
 
@@ -20,10 +18,10 @@ from sanitize_app.engine.preannotation import EngineConfig, PreannotationEngine
 from ..models import Corpus, Document, TrainedModel
 from .background import DatabaseSearchBackend
 from .errors import DomainError
+from .process_cache import ProcessCache
 
-_ENGINES: OrderedDict[tuple, PreannotationEngine] = OrderedDict()
-_KEEP = 2  # engines kept per process (a worker usually serves one corpus at a time)
-_LOCK = Lock()
+# Engines kept per process (a worker usually serves one corpus at a time).
+_ENGINES: ProcessCache[PreannotationEngine] = ProcessCache(keep=2)
 
 
 def engine_config(corpus: Corpus | None = None) -> EngineConfig:
@@ -117,21 +115,15 @@ def engine_for(corpus: Corpus) -> PreannotationEngine:
     documents, so that its statistics stay those of the corpus)."""
     config = engine_config(corpus)
     key = (corpus.pk, Document.objects.filter(corpus=corpus).count(), repr(config), repr(settings.SANITIZE_SEARCH))
-    with _LOCK:
-        engine = _ENGINES.get(key)
-        if engine is None:
-            engine = PreannotationEngine(config, search_backend=search_backend(), statistics=corpus_statistics(corpus))
-            _ENGINES[key] = engine
-            while len(_ENGINES) > _KEEP:
-                _ENGINES.popitem(last=False)
-        _ENGINES.move_to_end(key)
-    return engine
+    return _ENGINES.get_or_build(
+        key,
+        lambda: PreannotationEngine(config, search_backend=search_backend(), statistics=corpus_statistics(corpus)),
+    )
 
 
 def forget_engines() -> None:
     """Drop the cached engines (after a model or the background corpus changed)."""
-    with _LOCK:
-        _ENGINES.clear()
+    _ENGINES.clear()
 
 
 def respondent_states(document: Document) -> list[str]:

@@ -11,7 +11,6 @@ from dataclasses import asdict
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, Q
 from django.utils import timezone
 
 from sanitize_app.engine.preannotation import Preannotation, PreannotationEngine
@@ -19,6 +18,7 @@ from sanitize_app.engine.preannotation import Preannotation, PreannotationEngine
 from ..enums import MASKED_IDENTIFIER_TYPES
 from ..models import AnnotationLayer, Corpus, Document, PreannotationRun, Prediction, RunDocument
 from .audit import record_event
+from .document_counts import document_counts
 from .engine import engine_config, engine_for, respondent_states
 from .errors import DomainError
 from .preannotation_apply import OPEN_STATUSES, apply_predictions
@@ -152,15 +152,7 @@ def finish_if_complete(run: PreannotationRun) -> None:
 
 
 def run_counts(run: PreannotationRun) -> dict:
-    statuses = RunDocument.Status
-    counts = RunDocument.objects.filter(run=run).aggregate(
-        total=Count("id"),
-        done=Count("id", filter=Q(status=statuses.DONE)),
-        failed=Count("id", filter=Q(status=statuses.FAILED)),
-        pending=Count("id", filter=Q(status=statuses.PENDING)),
-    )
-    counts["percent"] = round(100 * (counts["done"] + counts["failed"]) / counts["total"]) if counts["total"] else 100
-    return counts
+    return document_counts(RunDocument.objects.filter(run=run))
 
 
 def newest_runs(documents) -> dict[int, int]:

@@ -7,9 +7,7 @@ configured masked LM) and the pretrained encoder for similarity; the scorer is b
 per process and corpus, and again when the corpus gains documents. Without the encoder
 there is no TPS: ``document_tps`` returns None and ``utility_description`` says why."""
 
-from collections import OrderedDict
 from functools import lru_cache
-from threading import Lock
 
 from django.conf import settings
 
@@ -27,10 +25,9 @@ from ..models import Corpus, Document
 from .engine import corpus_statistics
 from .errors import DomainError
 from .evaluation import evaluate_masked, masked_lm_once, masked_spans_from_data
+from .process_cache import ProcessCache
 
-_SCORERS: OrderedDict[tuple, "_Utility"] = OrderedDict()
-_KEEP = 2
-_LOCK = Lock()
+_SCORERS: ProcessCache["_Utility"] = ProcessCache(keep=2)
 
 
 class _Utility:
@@ -87,20 +84,12 @@ def _utility(corpus: Corpus) -> _Utility:
         engine.get("encoder"),
         engine.get("encoder_sha256"),
     )
-    with _LOCK:
-        utility = _SCORERS.get(key)
-        if utility is None:
-            utility = _SCORERS[key] = _Utility(corpus)
-            while len(_SCORERS) > _KEEP:
-                _SCORERS.popitem(last=False)
-        _SCORERS.move_to_end(key)
-    return utility
+    return _SCORERS.get_or_build(key, lambda: _Utility(corpus))
 
 
 def forget_scorers() -> None:
     """Drop the cached scorers (after the settings changed)."""
-    with _LOCK:
-        _SCORERS.clear()
+    _SCORERS.clear()
 
 
 def utility_description(corpus: Corpus) -> dict:

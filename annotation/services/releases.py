@@ -13,7 +13,7 @@ import time
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.utils import timezone
 
 from sanitize_app.engine.release.engine import ReleaseEngine
@@ -22,6 +22,7 @@ from sanitize_app.engine.release.types import PATHS
 from ..models import Corpus, Release, ReleaseDecision, ReleaseDocument
 from . import release_metrics
 from .audit import record_event
+from .document_counts import COUNTED, count_expressions, document_counts, with_percent
 from .errors import DomainError
 from .release_engine import engine_description, release_engine
 from .release_sources import REVIEWED_RULE, plan_source, release_input, resolve_annotator
@@ -207,34 +208,18 @@ def decision_row(release_document: ReleaseDocument, decision, position: int) -> 
     )
 
 
-_COUNTED = ("total", "done", "failed", "pending")
-
-
-def _count_expressions(prefix: str = "") -> dict:
-    statuses = ReleaseDocument.Status
-    return {
-        "total": Count(f"{prefix}id"),
-        "done": Count(f"{prefix}id", filter=Q(**{f"{prefix}status": statuses.DONE})),
-        "failed": Count(f"{prefix}id", filter=Q(**{f"{prefix}status": statuses.FAILED})),
-        "pending": Count(f"{prefix}id", filter=Q(**{f"{prefix}status": statuses.PENDING})),
-    }
-
-
 def with_counts(releases):
     """``releases`` (a queryset) with their documents counted by status in the same
     query, which ``release_counts`` then reads instead of asking once per release."""
     return releases.annotate(
-        **{f"counted_{key}": expression for key, expression in _count_expressions("documents__").items()}
+        **{f"counted_{key}": expression for key, expression in count_expressions("documents__").items()}
     )
 
 
 def release_counts(release: Release) -> dict:
     if hasattr(release, "counted_total"):
-        counts = {key: getattr(release, f"counted_{key}") for key in _COUNTED}
-    else:
-        counts = ReleaseDocument.objects.filter(release=release).aggregate(**_count_expressions())
-    counts["percent"] = round(100 * (counts["done"] + counts["failed"]) / counts["total"]) if counts["total"] else 100
-    return counts
+        return with_percent({key: getattr(release, f"counted_{key}") for key in COUNTED})
+    return document_counts(ReleaseDocument.objects.filter(release=release))
 
 
 def finish_if_complete(release: Release) -> None:
