@@ -8,6 +8,7 @@ from .imports import ImportJob
 from .layer import AnnotationLayer, ReviewAssignment, ReviewPair
 from .mention import Entity, Mention, MentionLink
 from .preannotation import PreannotationRun, Prediction, RunDocument
+from .reidentification import ReidentificationOutcome, ReidentificationRun
 from .release import Release, ReleaseDecision, ReleaseDocument
 from .review import MaskedReview
 from .review_notes import ReviewComment, ReviewThread
@@ -27,6 +28,8 @@ __all__ = [
     "MentionLink",
     "PreannotationRun",
     "Prediction",
+    "ReidentificationOutcome",
+    "ReidentificationRun",
     "Release",
     "ReleaseDecision",
     "ReleaseDocument",

@@ -27,6 +27,13 @@ class Corpus(models.Model):
         default=MaskStyle.STARS,
         help_text="How masked identifiers look in the masked review documents.",
     )
+    # The background corpus (BackgroundDocument.collection) about the people this corpus
+    # protects: the re-identification attacker is trained on it. Empty: no risk meter.
+    background_collection = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="Background collection the re-identification attacker learns from (empty: none).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

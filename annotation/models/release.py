@@ -52,6 +52,7 @@ class DecisionPath(models.TextChoices):
     LATER = "later", "A later candidate"
     FALLBACK = "fallback", "Fallback (numbered label)"
     FIXED = "fixed", "Fixed by the strategy"
+    ATTACK = "attack", "Added by attack-guided masking"
 
 
 class Release(models.Model):
@@ -70,6 +71,14 @@ class Release(models.Model):
         help_text="Whose layers were released (source 'annotator' only).",
     )
     strategy = models.CharField(max_length=20, choices=Strategy.choices)
+    # Attack-guided masking: when set, terms that let the re-identification attacker
+    # (trained on the corpus's background) put the protected person among its first k
+    # guesses are masked or generalized too. Null: off.
+    attack_guided_top_k = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Mask what keeps the protected person in the attacker's top k (empty: off).",
+    )
     # What the engine used: LLM model or none, attacker, candidate sources, ic source,
     # embedder. Never an API key.
     settings = models.JSONField(default=dict, blank=True)

@@ -158,6 +158,7 @@ SPECTACULAR_SETTINGS = {
         "ReviewNoteStatusEnum": "annotation.models.review_notes.ReviewThread.Status",
         "ReleaseStrategyEnum": "annotation.models.release.ReleaseStrategy",
         "ReleaseDocumentStatusEnum": "annotation.models.release.ReleaseDocumentStatus",
+        "ReidentificationAttackerEnum": "annotation.models.reidentification.Attacker",
     },
 }
 
@@ -268,6 +269,22 @@ SANITIZE_RELEASE = {
     # Embedded (no broker): release in a background thread of the web process rather
     # than inside the request.
     "in_thread": env_bool("SANITIZE_RELEASE_IN_THREAD", True),
+}
+# Re-identification risk (TRI): the attacker learns who is who from the corpus's
+# background collection and names the person behind each sanitized document.
+SANITIZE_REIDENTIFICATION = {
+    # tfidf-svc (seconds), encoder-lr (minutes), transformer-ft (a GPU's work).
+    "attacker": env_str("SANITIZE_REID_ATTACKER", "tfidf-svc"),
+    # The transformer transformer-ft fine-tunes: a local Hugging Face directory ("" = the
+    # encoder, SANITIZE_ENCODER).
+    "transformer": env_str("SANITIZE_REID_TRANSFORMER", ""),
+    "transformer_epochs": env_int("SANITIZE_REID_TRANSFORMER_EPOCHS", 3),
+    # Attack-guided masking goes on until the protected person is outside the first k guesses.
+    "top_k": env_int("SANITIZE_REID_TOP_K", 5),
+    # Leaking terms kept per document.
+    "leaking_terms": env_int("SANITIZE_REID_LEAKING_TERMS", 10),
+    # Embedded (no broker): attack in a background thread of the web process.
+    "in_thread": env_bool("SANITIZE_REID_IN_THREAD", True),
 }
 # Documents per pre-annotation task: big enough to amortise loading the engine, small
 # enough that progress moves and a lost worker redoes little.

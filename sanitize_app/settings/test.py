@@ -29,3 +29,4 @@ REST_FRAMEWORK = {  # noqa: F405
 # Releases started from a page run inside the request here (eager tasks), so that a test
 # reads the finished release; tests of the embedded background thread turn it on.
 SANITIZE_RELEASE = {**SANITIZE_RELEASE, "in_thread": False}  # noqa: F405
+SANITIZE_REIDENTIFICATION = {**SANITIZE_REIDENTIFICATION, "in_thread": False}  # noqa: F405

@@ -112,7 +112,8 @@ PATH_FIRST = "first"  # the most specific candidate survived the attack
 PATH_LATER = "later"  # a more general candidate did
 PATH_FALLBACK = "fallback"  # every candidate was inverted, or none existed: the numbered label
 PATH_FIXED = "fixed"  # a strategy without a choice (suppress, stars, label, placeholder, rules)
-PATHS = (PATH_FIRST, PATH_LATER, PATH_FALLBACK, PATH_FIXED)
+PATH_ATTACK = "attack"  # added by attack-guided masking (the term re-identified the person)
+PATHS = (PATH_FIRST, PATH_LATER, PATH_FALLBACK, PATH_FIXED, PATH_ATTACK)
 
 
 @dataclass
