@@ -1,4 +1,5 @@
-"""The background corpus of the web-search indicator: importing it, and searching it.
+"""The background corpus: importing it, searching it (the web-search indicator) and
+reading it pretreated (the re-identification attacker).
 
 ``DatabaseSearchBackend`` is the engine's default search backend: documents of the
 background corpus stand for web pages; a query returns the best-ranked documents that
@@ -6,15 +7,24 @@ contain every phrase (PostgreSQL text search, or SQLite FTS5)."""
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from django.db import connection, transaction
+from django.db.models import Count, Max
+
+from sanitize_app.engine.reidentification.types import BackgroundText
 
 from ..corpus_io.errors import Problem, TabImportError
 from ..models import BackgroundDocument
+from .errors import DomainError
 
 BATCH = 500
+# Documents pretreated then saved together: spaCy reads a batch at a time, progress moves
+# and a worker that is lost redoes little.
+PRETREATMENT_BATCH = 20
+
+Progress = Callable[[int, int], None]
 
 
 def _slug(text: str) -> str:
@@ -63,6 +73,67 @@ def import_background(path: Path, collection: str, *, replace: bool = False) -> 
             count, batch = count + len(batch), []
     BackgroundDocument.objects.bulk_create(batch)
     return count + len(batch)
+
+
+def background_state(collection: str) -> tuple[int, int]:
+    """(documents, newest id) of ``collection``: what changes when it is re-imported.
+    A collection without documents is refused, naming the field."""
+    state = BackgroundDocument.objects.filter(collection=collection).aggregate(count=Count("id"), last=Max("id"))
+    if not state["count"]:
+        raise DomainError(
+            f"The background collection {collection!r} has no document "
+            f"(python manage.py import_background FILE --collection {collection}).",
+            field="background_collection",
+        )
+    return state["count"], state["last"]
+
+
+def pretreated_background(collection: str, pretreatment, progress: Progress | None = None) -> list[BackgroundText]:
+    """The documents of ``collection`` as the attacker reads them. Documents pretreated by
+    another pretreatment (or never) are pretreated now, a batch at a time, and saved, so
+    every worker after this one reads them from the database (``progress(done, total)``
+    counts those). A collection without documents is refused."""
+    background_state(collection)
+    documents = BackgroundDocument.objects.filter(collection=collection)
+    stale = list(documents.exclude(pretreatment=pretreatment.key).order_by("id").values_list("id", flat=True))
+    for start in range(0, len(stale), PRETREATMENT_BATCH):
+        batch = list(BackgroundDocument.objects.filter(pk__in=stale[start : start + PRETREATMENT_BATCH]).only("text"))
+        for document, (words, augmented) in zip(
+            batch, pretreatment.background([document.text for document in batch]), strict=True
+        ):
+            document.pretreated, document.augmented = " ".join(words), " ".join(augmented)
+            document.pretreatment = pretreatment.key
+        BackgroundDocument.objects.bulk_update(batch, ["pretreated", "augmented", "pretreatment"])
+        if progress:
+            progress(min(start + PRETREATMENT_BATCH, len(stale)), len(stale))
+    rows = documents.order_by("id").values_list("title", "url", "pretreated", "augmented")
+    return [
+        BackgroundText(person=title or url, words=split_words(words), augmented=split_words(augmented))
+        for title, url, words, augmented in rows.iterator(chunk_size=BATCH)
+    ]
+
+
+def pretreated_file(
+    path: Path, pretreatment, progress: Progress | None = None, *, collection: str = "file"
+) -> list[BackgroundText]:
+    """The rows of a background file (see ``_rows``) pretreated in memory, for an attack
+    that needs no database collection."""
+    rows = list(_rows(path, collection))
+    texts = []
+    for start in range(0, len(rows), PRETREATMENT_BATCH):
+        batch = rows[start : start + PRETREATMENT_BATCH]
+        for row, (words, augmented) in zip(batch, pretreatment.background([row["text"] for row in batch]), strict=True):
+            texts.append(
+                BackgroundText(person=row["title"] or row["url"], words=tuple(words), augmented=tuple(augmented))
+            )
+        if progress:
+            progress(len(texts), len(rows))
+    return texts
+
+
+def split_words(joined: str) -> tuple[str, ...]:
+    """Stored pretreated words back as words (they hold no space)."""
+    return tuple(joined.split(" ")) if joined else ()
 
 
 class DatabaseSearchBackend:
