@@ -16,12 +16,21 @@ from .models import (
     Corpus,
     ImportJob,
     PreannotationRun,
+    ReidentificationRun,
     Release,
     ReleaseDocument,
     RunDocument,
     TrainedModel,
 )
-from .services import import_jobs, masked_review, model_comparison, preannotation, releases, training
+from .services import (
+    import_jobs,
+    masked_review,
+    model_comparison,
+    preannotation,
+    reidentification,
+    releases,
+    training,
+)
 
 
 @shared_task(name="annotation.tasks.run_import_job", acks_late=True)
@@ -163,6 +172,39 @@ def enqueue_release(release: Release) -> int:
     for batch in batches:
         sanitize_release_documents.delay(release.pk, batch)
     return len(batches)
+
+
+@shared_task(name="annotation.tasks.reidentify_release_run", acks_late=True)
+def reidentify_release_run(run_id: int) -> dict:
+    """Attack one release (fit on the background, then attack). Safe to redeliver: a
+    finished run is left as it is, and outcomes are written once, all together."""
+    return reidentification.run_attack(run_id)
+
+
+def submit_release_attack(
+    release: Release, *, attacker: str = "", actor: AbstractBaseUser | None = None
+) -> ReidentificationRun:
+    """Create a re-identification run of ``release`` and send it to a worker once it is
+    committed (embedded: a thread of this process, as releases do)."""
+    run = reidentification.start_release_attack(release, attacker=attacker, user=actor)
+
+    def enqueue():
+        if settings.SANITIZE_REIDENTIFICATION.get("in_thread") and celery_app.conf.task_always_eager:
+            # Embedded: pretreating a background takes minutes the first time; the page
+            # keeps answering (and shows the stage) while the thread works.
+            threading.Thread(target=_attack_in_thread, args=(run.pk,), daemon=True, name=f"reidentify-{run.pk}").start()
+            return
+        reidentify_release_run.delay(run.pk)
+
+    transaction.on_commit(enqueue)
+    return run
+
+
+def _attack_in_thread(run_id: int) -> None:
+    try:
+        reidentification.run_attack(run_id)
+    finally:
+        connection.close()
 
 
 # A hard limit a minute past the training's own and the comparison's that follows it:

@@ -8,18 +8,20 @@ on: the collection, the attacker and its settings, and the state of the backgrou
 (documents, newest id, pretreatment). A changed background is a new key: refitted."""
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from django.conf import settings
 
+from sanitize_app.engine.reidentification.attack import fit_attacker
 from sanitize_app.engine.reidentification.attackers import build_attacker
-from sanitize_app.engine.reidentification.pretreatment import Pretreatment
+from sanitize_app.engine.reidentification.pretreatment import DEFAULT_PIPELINE, Pretreatment
 from sanitize_app.engine.reidentification.types import BackgroundText, ReidentificationAttacker
 
-from ..models import ReidentificationRun
-from .background import background_state, pretreated_background
+from ..corpus_io.errors import TabImportError
+from ..models import BackgroundDocument, ReidentificationRun
+from .background import background_state, pretreated_background, pretreated_file
 from .errors import DomainError
 from .process_cache import ProcessCache
 
@@ -48,7 +50,7 @@ class FittedAttacker:
 
 def pretreatment() -> Pretreatment:
     """The process's pretreatment (a spaCy pipeline, loaded once)."""
-    pipeline = settings.SANITIZE_ENGINE.get("spacy_pipeline") or "en_core_web_sm"
+    pipeline = settings.SANITIZE_ENGINE.get("spacy_pipeline") or DEFAULT_PIPELINE
     return _pretreatments.get_or_build(pipeline, lambda: Pretreatment(pipeline=pipeline))
 
 
@@ -63,16 +65,19 @@ def attacker_name(attacker: str = "") -> str:
 
 
 def attacker_settings(name: str) -> dict:
-    """The configured settings of attacker ``name`` (what ``build_attacker`` receives)."""
+    """The configured settings of attacker ``name`` (what ``build_attacker`` receives):
+    the encoder's, or the transformer's that transformer-ft fine-tunes (on a GPU when
+    there is one). The others' settings are the engine's defaults."""
     engine = settings.SANITIZE_ENGINE
     config = settings.SANITIZE_REIDENTIFICATION
     if name == ReidentificationRun.Attacker.ENCODER_LR:
-        return {"encoder": engine.get("encoder", ""), "device": engine.get("device", "cpu")}
+        return {"encoder": engine.get("encoder", ""), "encoder_sha256": engine.get("encoder_sha256", "")}
     if name == ReidentificationRun.Attacker.TRANSFORMER_FT:
+        own = config.get("transformer", "")
         return {
-            "model": config.get("transformer") or engine.get("encoder", ""),
+            "model": own or engine.get("encoder", ""),
+            "model_sha256": "" if own else engine.get("encoder_sha256", ""),
             "epochs": config.get("transformer_epochs", 3),
-            "device": engine.get("device", "cpu"),
         }
     return {}
 
@@ -99,15 +104,42 @@ def fitted_attacker(collection: str, attacker: str = "", *, progress: StageProgr
     return _fitted.get_or_build(key, build)
 
 
+def background_attacker(
+    background: str, attacker: str = "", *, progress: StageProgress | None = None
+) -> FittedAttacker:
+    """Attacker fitted on ``background``: a collection in the database, else a background
+    file (WikiActors rows, ``{title, url, text}`` rows or JSON lines) pretreated in memory."""
+    if BackgroundDocument.objects.filter(collection=background).exists():
+        return fitted_attacker(background, attacker, progress=progress)
+    path = Path(background)
+    if not path.is_file():
+        raise DomainError(
+            f"The background {background!r} is neither a collection in the database nor a file.",
+            field="background",
+        )
+    name = attacker_name(attacker)
+    treat = pretreatment()
+
+    def pretreating(done: int, total: int) -> None:
+        if progress:
+            progress(PRETREATING, done, total)
+
+    try:
+        texts = pretreated_file(path, treat, pretreating)
+    except TabImportError as exc:
+        raise DomainError(str(exc), field="background") from None
+    if progress:
+        progress(TRAINING, 0, 0)
+    return fit(name, attacker_settings(name), treat, texts, collection=path.name)
+
+
 def fit(
     name: str, options: dict, treat: Pretreatment, background: Sequence[BackgroundText], *, collection: str
 ) -> FittedAttacker:
     """Attacker ``name`` built with ``options`` and trained on ``background`` (also for a
     background read from a file, with no collection in the database)."""
     model = build_attacker(name, **options)
-    started = time.perf_counter()
-    model.fit(background)
-    seconds = time.perf_counter() - started
+    seconds = fit_attacker(model, background)
     description = {
         "attacker": name,
         "settings": model.describe(),
