@@ -14,6 +14,7 @@ from annotation.models import ImportJob
 from annotation.selectors import corpora_overview, with_corpus_counts, with_progress
 from annotation.services import notifications
 from annotation.services.active_learning import most_uncertain_first
+from annotation.services.corpora import background_collections
 from annotation.services.errors import DomainError
 from annotation.services.import_jobs import documents_done
 from annotation.tasks import submit_import_job
@@ -125,6 +126,7 @@ def corpus_detail(request, pk: int):
             "imports": corpus.import_jobs.all()[:5] if is_manager else [],
             "runs": corpus.preannotation_runs.all()[:5] if is_manager else [],
             "team": corpus.memberships.select_related("user").order_by("role", "user__username") if is_manager else [],
+            "background_collections": background_collections() if is_manager else [],
         },
     )
 

@@ -2,9 +2,10 @@
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Count
 
 from ..enums import Role
-from ..models import Corpus, CorpusMembership
+from ..models import BackgroundDocument, Corpus, CorpusMembership
 from .audit import record_event
 from .enum_values import checked_choice
 from .errors import DomainError
@@ -77,5 +78,35 @@ def update_corpus(corpus: Corpus, *, actor: AbstractBaseUser | None, **values) -
     corpus.save(update_fields=list(values))
     record_event(
         "corpus.update", actor=actor, corpus=corpus, target=corpus.name, changes={"before": before, "after": values}
+    )
+    return corpus
+
+
+def background_collections() -> list[tuple[str, int]]:
+    """The background collections there are, with how many documents each holds."""
+    counted = BackgroundDocument.objects.values("collection").annotate(documents=Count("id")).order_by("collection")
+    return [(row["collection"], row["documents"]) for row in counted]
+
+
+def set_background_collection(corpus: Corpus, collection: str, *, actor: AbstractBaseUser | None) -> Corpus:
+    """Name the background collection the re-identification attacker of ``corpus`` learns
+    from ("" for none: no risk meter in the workspace). Only an existing collection."""
+    collection = (collection or "").strip()
+    if collection and not BackgroundDocument.objects.filter(collection=collection).exists():
+        raise DomainError(
+            f"There is no background collection named {collection!r} (import it with manage.py import_background).",
+            field="background_collection",
+        )
+    before = corpus.background_collection
+    if before == collection:
+        return corpus
+    corpus.background_collection = collection
+    corpus.save(update_fields=["background_collection"])
+    record_event(
+        "corpus.background",
+        actor=actor,
+        corpus=corpus,
+        target=collection or "(none)",
+        changes={"before": {"background_collection": before}, "after": {"background_collection": collection}},
     )
     return corpus
