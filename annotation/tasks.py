@@ -29,6 +29,7 @@ from .services import (
     preannotation,
     reidentification,
     releases,
+    risk_meter,
     training,
 )
 
@@ -259,3 +260,33 @@ def retrain_due_models() -> list[str]:
             model = submit_training(corpus, kind, trigger="schedule")
             started.append(f"{corpus.name}: {model.label}")
     return started
+
+
+@shared_task(name="annotation.tasks.compute_layer_risk", acks_late=True)
+def compute_layer_risk(layer_id: int, version: int) -> dict:
+    """The workspace's risk meter reading of a layer at ``version`` (see
+    ``services.risk_meter``). Safe to redeliver: it only writes the cache."""
+    reading = risk_meter.compute_layer_risk(layer_id, version)
+    return {"layer": layer_id, "version": version, "state": reading.state if reading else "obsolete"}
+
+
+def enqueue_layer_risk(layer_id: int, version: int) -> None:
+    """After the current transaction commits: to a worker, or (embedded, with
+    ``SANITIZE_REIDENTIFICATION["in_thread"]``) to a thread of this process, as releases do."""
+
+    def enqueue():
+        if settings.SANITIZE_REIDENTIFICATION.get("in_thread") and celery_app.conf.task_always_eager:
+            threading.Thread(
+                target=_risk_in_thread, args=(layer_id, version), daemon=True, name=f"risk-{layer_id}"
+            ).start()
+            return
+        compute_layer_risk.delay(layer_id, version)
+
+    transaction.on_commit(enqueue)
+
+
+def _risk_in_thread(layer_id: int, version: int) -> None:
+    try:
+        risk_meter.compute_layer_risk(layer_id, version)
+    finally:
+        connection.close()

@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from .. import review_views
-from . import confirm_views, views
+from . import confirm_views, risk_views, views
 
 urlpatterns = [
     path("", views.workspace, name="workspace"),
@@ -14,6 +14,7 @@ urlpatterns = [
     path("mentions/<int:mention_id>/delete/", views.delete_mention, name="ws-delete"),
     path("mentions/<int:mention_id>/split/", views.split_mention, name="ws-split"),
     path("undo/", views.undo_last, name="ws-undo"),
+    path("risk/", risk_views.risk_panel, name="ws-risk"),
     path("confirm/", confirm_views.confirm_dialog, name="ws-confirm-dialog"),
     path("confirm/do/", confirm_views.confirm, name="ws-confirm"),
     path("masked/", confirm_views.masked_review, name="masked-review"),

@@ -108,6 +108,8 @@ def workspace(request: HttpRequest, pk: int) -> HttpResponse:
             "progress_html": render_progress(view),
             "status_html": render_status(layer),
             "review": review_panel_context(request, layer),
+            # The re-identification risk meter, when the corpus has a background (risk_views).
+            "risk_meter": bool(layer.document.corpus.background_collection),
             "entity_types": EntityType.choices,
             "identifier_types": IdentifierType.choices,
             "confidential_statuses": ConfidentialStatus.choices,

@@ -27,6 +27,7 @@ import { OptimisticDecisions } from "./optimistic.js";
 import { Selection } from "./selection.js";
 import { flash, WriteQueue } from "./writes.js";
 import "./structure.js"; // chain numbers, note pins, the narrow-screen drawer
+import "./risk.js"; // the re-identification risk meter, refreshed when the layer changes
 
 const ws = document.getElementById("workspace");
 if (ws) start(ws);
@@ -357,6 +358,10 @@ function start(ws) {
     if (choice && choice.value) decide("confidential_status", choice.value, choice.dataset.entity);
     if (event.target.id === "only-undecided") ws.classList.toggle("only-undecided", event.target.checked);
   });
+
+  // ?at=<offset> (a link from a release's re-identification report): show that place.
+  const at = new URLSearchParams(window.location.search).get("at");
+  if (at !== null && /^\d+$/.test(at)) jumpToOffset(Number(at));
 
   // Right after a swap (before the browser paints): decisions still on their way are
   // painted again on the new elements, the current entity outlined, the cursor redrawn.
