@@ -19,11 +19,13 @@ from annotation import permissions as policy
 from annotation.models import Release, ReleaseDocument
 from annotation.services import releases as release_service
 from annotation.services.errors import DomainError
+from annotation.services.reidentification_report import newest_succeeded_runs
 from annotation.services.release_exports import export_release
 from annotation.tasks import submit_release
 from sanitize_app.engine.release.types import PATHS
 
 from .access import managed_corpus
+from .reidentification_views import panel_context
 from .release_forms import STRATEGY_SHORT, ReleaseForm
 from .release_segments import SpansDoNotFit, decision_trail, side_by_side
 
@@ -63,7 +65,9 @@ def comparison_rows(corpus) -> list[dict]:
     rows = release_service.corpus_releases(corpus)
     scored = [row for row in rows if isinstance(row["TPS"], int | float)]
     best = max(scored, key=lambda row: row["TPS"]) if scored else None
+    attacks = newest_succeeded_runs(row["id"] for row in rows)
     for row in rows:
+        row["attack"] = attacks.get(row["id"])
         row["best"] = row is best
         row["strategy_name"] = STRATEGY_SHORT.get(row["strategy"], row["strategy"])
         row["path_counts"] = [row["paths"].get(path) for path in PATHS] if row["paths"] else [None] * len(PATHS)
@@ -134,6 +138,8 @@ def release_detail(request, pk: int):
     if release.finished:
         done = documents.filter(status=ReleaseDocument.Status.DONE)
         context["page"] = Paginator(done, DOCUMENTS_PER_PAGE).get_page(request.GET.get("page"))
+    if release.status == Release.Status.SUCCEEDED:
+        context.update(panel_context(release))
     template = "frontend/release/live.html" if request.htmx else "frontend/release/detail.html"
     return render(request, template, context)
 

@@ -7,6 +7,7 @@ from .views_audit import AuditEventViewSet
 from .views_corpora import CorpusViewSet, DocumentViewSet, ImportJobViewSet, MembershipViewSet
 from .views_layers import LayerViewSet
 from .views_preannotation import PreannotationRunViewSet
+from .views_reidentification import ReidentificationRunViewSet
 from .views_releases import ReleaseDocumentViewSet, ReleaseViewSet
 from .views_review import LayerReviewViewSet, ReviewNoteViewSet, ReviewPairViewSet
 from .views_training import TrainedModelViewSet
@@ -27,6 +28,7 @@ router.register("review-pairs", ReviewPairViewSet, basename="reviewpair")
 router.register("trained-models", TrainedModelViewSet, basename="trainedmodel")
 router.register("releases", ReleaseViewSet, basename="release")
 router.register("release-documents", ReleaseDocumentViewSet, basename="releasedocument")
+router.register("reidentification-runs", ReidentificationRunViewSet, basename="reidentificationrun")
 
 urlpatterns = [
     path("schema/", SchemaView.as_view(), name="api-schema"),

@@ -159,6 +159,8 @@ SPECTACULAR_SETTINGS = {
         "ReleaseStrategyEnum": "annotation.models.release.ReleaseStrategy",
         "ReleaseDocumentStatusEnum": "annotation.models.release.ReleaseDocumentStatus",
         "ReidentificationAttackerEnum": "annotation.models.reidentification.Attacker",
+        "ReleaseSourceEnum": "annotation.models.release.ReleaseSource",
+        "ReidentificationSourceEnum": "annotation.models.reidentification.ReidentificationSource",
     },
 }
 

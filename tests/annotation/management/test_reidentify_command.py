@@ -9,8 +9,8 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import ReidentificationRun
 from annotation.services.reidentification_attackers import forget_fitted
-from tests.annotation.services.reidentification_corpus import COLLECTION, import_five_people
 from tests.support.five_people import BACKGROUND, EXPECTED_TRIR, PROTECTED
+from tests.support.five_people_corpus import COLLECTION, import_five_people
 
 
 @pytest.fixture(autouse=True)

@@ -10,8 +10,7 @@ from annotation.services.errors import DomainError
 from annotation.services.reidentification import original_offsets, run_attack, start_release_attack
 from annotation.services.reidentification_attackers import forget_fitted, pretreatment
 from tests.support.five_people import EXPECTED_RE_IDENTIFIED, EXPECTED_TRIR, PROTECTED
-
-from .reidentification_corpus import COLLECTION, import_five_people, released_five_people
+from tests.support.five_people_corpus import COLLECTION, import_five_people, released_five_people
 
 
 @pytest.fixture(autouse=True)

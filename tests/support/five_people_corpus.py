@@ -3,9 +3,10 @@ background collection, one document per protected text, and a succeeded release 
 sanitized texts are the fixture's protected texts (so its TRIR is the fixture's 0.8).
 
 Ada's original names her ("Ms Ada Quist") where the release wrote "The applicant", so
-her leaking terms sit 1 character further in the original than in the release."""
+her leaking terms sit 1 character earlier in the original than in the release."""
 
-from annotation.models import BackgroundDocument, Corpus, Document, Release, ReleaseDocument
+from annotation.enums import LayerStatus
+from annotation.models import AnnotationLayer, BackgroundDocument, Corpus, Document, Release, ReleaseDocument
 from tests.support.five_people import BACKGROUND, PROTECTED
 
 COLLECTION = "five-people"
@@ -19,8 +20,9 @@ def import_five_people(collection: str = COLLECTION) -> None:
     )
 
 
-def released_five_people(corpus: Corpus, *, status: str = Release.Status.SUCCEEDED) -> Release:
-    """A release of ``corpus`` (documents created) whose texts are the protected ones."""
+def released_five_people(corpus: Corpus, *, status: str = Release.Status.SUCCEEDED, reviewer=None) -> Release:
+    """A release of ``corpus`` (documents created) whose texts are the protected ones;
+    with ``reviewer``, each document has a reviewed layer of theirs (the release's source)."""
     release = Release.objects.create(corpus=corpus, source="reviewed", strategy="label", status=status)
     for position, row in enumerate(PROTECTED):
         text, spans = row["text"], []
@@ -32,6 +34,8 @@ def released_five_people(corpus: Corpus, *, status: str = Release.Status.SUCCEED
         document = Document.objects.create(
             corpus=corpus, doc_id=row["doc_id"], text=text, person_to_protect=row["person"], position=position
         )
+        if reviewer is not None:
+            AnnotationLayer.objects.create(document=document, annotator=reviewer, status=LayerStatus.REVIEWED)
         ReleaseDocument.objects.create(
             release=release, document=document, status="done", sanitized_text=row["text"], spans=spans
         )
