@@ -134,7 +134,8 @@ def _read(layer: AnnotationLayer) -> RiskReading:
     fitted = fitted_attacker(collection, chosen["attacker"])
     person = _person_in(layer.document.person_to_protect, fitted.people)
     base = RiskReading(UNAVAILABLE, layer.version, collection, attacker=fitted.name, people=len(fitted.people))
-    base.top_k = chosen["top_k"]
+    # Being last is never "near": with fewer people than k + 1, k shrinks to N - 1.
+    base.top_k = max(1, min(chosen["top_k"], len(fitted.people) - 1))
     if person is None:
         base.reason = (
             f"{layer.document.person_to_protect} is not among the {len(fitted.people)} people of the background "
@@ -148,7 +149,7 @@ def _read(layer: AnnotationLayer) -> RiskReading:
     cover = EntityCover(layer)
     base.state, base.rank, base.person, base.people = READY, outcome.rank, person, result.people
     base.terms = _terms(outcome.leaking_terms, sanitized.spans, cover)
-    base.suggestions = suggested_masks(layer, sanitized, fitted, person, chosen["top_k"], cover)
+    base.suggestions = suggested_masks(layer, sanitized, fitted, person, base.top_k, cover)
     return base
 
 

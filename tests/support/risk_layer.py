@@ -28,16 +28,20 @@ def store_background(collection: str = COLLECTION) -> None:
     )
 
 
-def harrowgate_layer(corpus: Corpus, annotator, *, person: str = PERSON, doc_id: str = "ada-1") -> AnnotationLayer:
-    """``annotator``'s layer of the Ada document, with the Harrowgate entity annotated
-    (LOC, undecided) and the corpus learning from the five-person background."""
+def harrowgate_layer(
+    corpus: Corpus, annotator, *, person: str = PERSON, doc_id: str = "ada-1", text: str = TEXT
+) -> AnnotationLayer:
+    """``annotator``'s layer of the Ada document (``text``: its words, however laid out),
+    with the Harrowgate entity annotated (LOC, undecided) and the corpus learning from
+    the five-person background."""
     if not BackgroundDocument.objects.filter(collection=COLLECTION).exists():
         store_background()
     Corpus.objects.filter(pk=corpus.pk).update(background_collection=COLLECTION)
     corpus.refresh_from_db()
-    document = Document.objects.create(corpus=corpus, doc_id=doc_id, text=TEXT, person_to_protect=person)
+    document = Document.objects.create(corpus=corpus, doc_id=doc_id, text=text, person_to_protect=person)
     layer = assign_layer(document, annotator, actor=None)
-    for start in (TOWN, TOWN_AGAIN):
+    first = text.index("Harrowgate")
+    for start in (first, text.index("Harrowgate", first + 1)):
         create_mention(layer, actor=annotator, start_offset=start, end_offset=start + 10, entity_type="LOC")
     layer.refresh_from_db()
     return layer

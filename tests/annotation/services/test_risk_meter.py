@@ -12,17 +12,19 @@ from annotation.services.decisions import set_entity_decision
 from annotation.services.errors import DomainError
 from annotation.services.layer_attack import attacked_document, to_original
 from annotation.services.risk_meter import NAMED, PENDING, READY, UNAVAILABLE, layer_risk, reading_key
+from annotation.tasks import compute_layer_risk
 from tests.support.risk_layer import COLLECTION, HARBOUR, TOWN, TOWN_AGAIN, harrowgate_layer
 
 pytestmark = pytest.mark.django_db
 
 
 def read_now(layer, capture):
-    """The reading of ``layer``: asked once (pending), computed by the task it enqueued
-    (in-process here), then read again."""
-    with capture(execute=True):
-        first = layer_risk(layer)
-    assert first.state in (PENDING, UNAVAILABLE)
+    """The reading of ``layer``: asked once (pending, its computation enqueued once the
+    request commits), computed by the task run here, then read again."""
+    with capture() as enqueued:
+        assert layer_risk(layer).state == PENDING
+    assert len(enqueued) == 1
+    compute_layer_risk(layer.pk, layer.version)
     return layer_risk(layer)
 
 

@@ -4,6 +4,7 @@ layer, for the layer as it is now; absent without a background."""
 import pytest
 
 from annotation.models import Corpus, Entity
+from annotation.tasks import compute_layer_risk
 from tests.support.risk_layer import harrowgate_layer
 
 pytestmark = pytest.mark.django_db
@@ -16,9 +17,11 @@ def test_the_annotator_reads_the_rank_and_the_mask_button(
     client = client_for(people["ann"])
     page = client.get(f"/layers/{layer.pk}/").content.decode()
     assert f'hx-get="/layers/{layer.pk}/risk/"' in page and 'data-side-tab="risk"' in page
-    with django_capture_on_commit_callbacks(execute=True):
+    with django_capture_on_commit_callbacks() as enqueued:
         pending = client.get(f"/layers/{layer.pk}/risk/").content.decode()
     assert 'data-state="pending"' in pending and "every 2s" in pending
+    assert len(enqueued) == 1
+    compute_layer_risk(layer.pk, layer.version)  # the task, run here
     ready = client.get(f"/layers/{layer.pk}/risk/", {"version": layer.version}).content.decode()
     assert 'data-state="ready"' in ready and "every 2s" not in ready
     assert "rank 1 of 5" in ready and "named: the attacker's first guess" in ready
