@@ -89,13 +89,27 @@ def background_state(collection: str) -> tuple[int, int]:
 
 
 def pretreated_background(collection: str, pretreatment, progress: Progress | None = None) -> list[BackgroundText]:
-    """The documents of ``collection`` as the attacker reads them. Documents pretreated by
-    another pretreatment (or never) are pretreated now, a batch at a time, and saved, so
-    every worker after this one reads them from the database (``progress(done, total)``
-    counts those). A collection without documents is refused."""
+    """The documents of ``collection`` as the attacker reads them (``pretreat_stale``
+    first). A collection without documents is refused."""
     background_state(collection)
-    documents = BackgroundDocument.objects.filter(collection=collection)
-    stale = list(documents.exclude(pretreatment=pretreatment.key).order_by("id").values_list("id", flat=True))
+    pretreat_stale(collection, pretreatment, progress)
+    rows = (
+        BackgroundDocument.objects.filter(collection=collection)
+        .order_by("id")
+        .values_list("title", "url", "pretreated", "augmented")
+    )
+    return [
+        BackgroundText(person=title or url, words=split_words(words), augmented=split_words(augmented))
+        for title, url, words, augmented in rows.iterator(chunk_size=BATCH)
+    ]
+
+
+def pretreat_stale(collection: str, pretreatment, progress: Progress | None = None) -> int:
+    """Pretreat the documents of ``collection`` that another pretreatment (or none) left,
+    a batch at a time, and save them, so every worker after this one reads them from the
+    database (``progress(done, total)`` counts them). Returns how many there were."""
+    documents = BackgroundDocument.objects.filter(collection=collection).exclude(pretreatment=pretreatment.key)
+    stale = list(documents.order_by("id").values_list("id", flat=True))
     for start in range(0, len(stale), PRETREATMENT_BATCH):
         batch = list(BackgroundDocument.objects.filter(pk__in=stale[start : start + PRETREATMENT_BATCH]).only("text"))
         for document, (words, augmented) in zip(
@@ -106,11 +120,7 @@ def pretreated_background(collection: str, pretreatment, progress: Progress | No
         BackgroundDocument.objects.bulk_update(batch, ["pretreated", "augmented", "pretreatment"])
         if progress:
             progress(min(start + PRETREATMENT_BATCH, len(stale)), len(stale))
-    rows = documents.order_by("id").values_list("title", "url", "pretreated", "augmented")
-    return [
-        BackgroundText(person=title or url, words=split_words(words), augmented=split_words(augmented))
-        for title, url, words, augmented in rows.iterator(chunk_size=BATCH)
-    ]
+    return len(stale)
 
 
 def pretreated_file(

@@ -21,7 +21,7 @@ from sanitize_app.engine.reidentification.types import BackgroundText, Reidentif
 
 from ..corpus_io.errors import TabImportError
 from ..models import BackgroundDocument, ReidentificationRun
-from .background import background_state, pretreated_background, pretreated_file
+from .background import background_state, pretreat_stale, pretreated_background, pretreated_file
 from .errors import DomainError
 from .process_cache import ProcessCache
 
@@ -91,11 +91,15 @@ def fitted_attacker(collection: str, attacker: str = "", *, progress: StageProgr
     treat = pretreatment()
     key = (collection, name, json.dumps(options, sort_keys=True), *background_state(collection), treat.key)
 
-    def build() -> FittedAttacker:
-        def pretreating(done: int, total: int) -> None:
-            if progress:
-                progress(PRETREATING, done, total)
+    def pretreating(done: int, total: int) -> None:
+        if progress:
+            progress(PRETREATING, done, total)
 
+    # Pretreating a new background takes minutes: done before the cache's lock, so
+    # other threads' attackers are not held up meanwhile.
+    pretreat_stale(collection, treat, pretreating)
+
+    def build() -> FittedAttacker:
         background = pretreated_background(collection, treat, pretreating)
         if progress:
             progress(TRAINING, 0, 0)
