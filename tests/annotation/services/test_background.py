@@ -1,5 +1,5 @@
-"""The background corpus: import (all or nothing) and full-text search, on the embedded
-SQLite (FTS5) and on PostgreSQL (text search) alike."""
+"""The background corpus: import (all or nothing), full-text search and the attacker's
+pretreated reading, on the embedded SQLite (FTS5) and on PostgreSQL (text search) alike."""
 
 import json
 
@@ -7,7 +7,9 @@ import pytest
 
 from annotation.corpus_io.errors import TabImportError
 from annotation.models import BackgroundDocument
-from annotation.services.background import DatabaseSearchBackend, import_background
+from annotation.services.background import DatabaseSearchBackend, import_background, pretreated_background
+from annotation.services.errors import DomainError
+from annotation.services.reidentification_attackers import pretreatment
 
 pytestmark = pytest.mark.django_db
 
@@ -94,3 +96,15 @@ def test_search_within_collections_and_forgetting_results(actors_file, tmp_path)
 def test_quotes_in_phrases_do_not_break_the_query(actors_file):
     import_background(actors_file, "wiki")
     assert DatabaseSearchBackend().urls(['Ankara "capital']) == []
+
+
+def test_a_pretreated_background_is_still_searched_and_an_empty_one_is_refused(actors_file):
+    import_background(actors_file, "wiki")
+    texts = pretreated_background("wiki", pretreatment())
+    assert [text.person for text in texts] == ["Phyllis Love", "Galip Yalman", "Jane Doe"]
+    assert "ankara" in texts[1].words and "lawyer" in texts[1].words
+    assert "gpe" in texts[1].augmented and "ankara" not in texts[1].augmented  # the place became its label
+    assert set(DatabaseSearchBackend().urls(["Ankara"])) == {"wiki:galip_yalman", "wiki:jane_doe"}
+    with pytest.raises(DomainError, match="'nobody' has no document") as refused:
+        pretreated_background("nobody", pretreatment())
+    assert refused.value.field == "background_collection"
