@@ -129,9 +129,17 @@ def submit_release(
     annotator: AbstractBaseUser | str | None = None,
     strategy: str,
     actor: AbstractBaseUser | None = None,
+    attack_guided_top_k: int | None = None,
 ) -> Release:
     """Create a release and enqueue its batches once it is committed."""
-    release = releases.start_release(corpus, source=source, annotator=annotator, strategy=strategy, actor=actor)
+    release = releases.start_release(
+        corpus,
+        source=source,
+        annotator=annotator,
+        strategy=strategy,
+        actor=actor,
+        attack_guided_top_k=attack_guided_top_k,
+    )
 
     def enqueue():
         if settings.SANITIZE_RELEASE.get("in_thread") and celery_app.conf.task_always_eager:

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from annotation.enums import FINISHED_LAYER_STATUSES
 from annotation.models import Corpus, Release
 from annotation.services.errors import DomainError
+from annotation.services.release_guided import MAX_TOP_K
 
 # One line per strategy, shown under its choice (what the reader of the release gets).
 STRATEGY_HELP = {
@@ -72,6 +73,19 @@ class ReleaseForm(forms.Form):
         choices=Release.Strategy.choices,
         initial=Release.Strategy.INTACT,
         widget=forms.RadioSelect,
+    )
+
+    attack_guided_top_k = forms.IntegerField(
+        label="Attack-guided masking: keep the protected person out of the attacker's top k",
+        required=False,
+        min_value=1,
+        max_value=MAX_TOP_K,
+        widget=forms.NumberInput(attrs={"placeholder": "off", "aria-describedby": "release-attack-guided-help"}),
+        help_text=(
+            "Empty: off. With k, a re-identification attacker trained on the corpus's background collection reads "
+            "each released document; the terms that keep its protected person among the attacker's first k guesses "
+            "are masked or generalized too, each with the ranks it changed. Needs a background collection."
+        ),
     )
 
     def __init__(self, *args, corpus: Corpus, **kwargs):

@@ -83,7 +83,12 @@ def corpus_releases(request, pk: int):
         annotator = data["annotator"] if data["source"] == Release.Source.ANNOTATOR else None
         try:
             release = submit_release(
-                corpus, source=data["source"], annotator=annotator, strategy=data["strategy"], actor=request.user
+                corpus,
+                source=data["source"],
+                annotator=annotator,
+                strategy=data["strategy"],
+                actor=request.user,
+                attack_guided_top_k=data.get("attack_guided_top_k"),
             )
         except DomainError as error:
             form.refused(error)

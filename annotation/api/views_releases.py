@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from .. import permissions as policy
 from ..models import Release, ReleaseDecision, ReleaseDocument
 from ..services.release_exports import FORMATS, export_release
+from ..services.release_guided import MAX_TOP_K
 from ..services.releases import release_counts, with_counts
 from ..tasks import submit_release
 from .fields import VisibleCorpusField
@@ -49,6 +50,7 @@ class ReleaseSerializer(serializers.ModelSerializer):
             "source",
             "annotator",
             "strategy",
+            "attack_guided_top_k",
             "status",
             "created_by",
             "created_at",
@@ -72,6 +74,16 @@ class StartReleaseSerializer(serializers.Serializer):
         required=False, allow_blank=True, max_length=150, help_text="Whose layers (source 'annotator' only)."
     )
     strategy = serializers.ChoiceField(choices=Release.Strategy.choices)
+    attack_guided_top_k = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=MAX_TOP_K,
+        help_text=(
+            "Attack-guided masking: also mask what keeps the protected person among the re-identification "
+            "attacker's first k guesses (null or absent: off). Needs the corpus's background collection."
+        ),
+    )
 
 
 class ReleaseDocumentSerializer(serializers.ModelSerializer):
@@ -152,6 +164,7 @@ class ReleaseViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             annotator=start.validated_data.get("annotator") or None,
             strategy=start.validated_data["strategy"],
             actor=request.user,
+            attack_guided_top_k=start.validated_data.get("attack_guided_top_k"),
         )
         return Response(ReleaseSerializer(release).data, status=status.HTTP_202_ACCEPTED)
 

@@ -20,7 +20,7 @@ from sanitize_app.engine.release.engine import ReleaseEngine
 from sanitize_app.engine.release.types import PATHS
 
 from ..models import Corpus, Release, ReleaseDecision, ReleaseDocument
-from . import release_metrics
+from . import release_guided, release_metrics
 from .audit import record_event
 from .document_counts import COUNTED, count_expressions, document_counts, with_percent
 from .errors import DomainError
@@ -35,11 +35,14 @@ def start_release(
     annotator: AbstractBaseUser | str | None = None,
     strategy: str,
     actor: AbstractBaseUser | None,
+    attack_guided_top_k: int | None = None,
 ) -> Release:
     """Create a release of ``corpus`` (``annotator``: an account or a username, for the
-    source "annotator" only). Refused, naming the field, when a value is unknown or when
-    the source leaves no document to release."""
+    source "annotator" only; ``attack_guided_top_k``: attack-guided masking's k, None for
+    off). Refused, naming the field, when a value is unknown, when attack-guided masking
+    has no background, or when the source leaves no document to release."""
     annotator = checked_choice(corpus, source, annotator, strategy)
+    guided = release_guided.attack_guided_settings(corpus, attack_guided_top_k)
     plan = plan_source(corpus, source, annotator)
     if not plan.document_ids:
         reasons = sorted({item["reason"] for item in plan.skipped}) or ["the corpus has no documents"]
@@ -49,12 +52,15 @@ def start_release(
         )
     described = described_engine(strategy, corpus)
     described.update(source_description(source, annotator))
+    if guided:
+        described["attack_guided"] = guided
     with transaction.atomic():
         release = Release.objects.create(
             corpus=corpus,
             source=source,
             annotator=annotator,
             strategy=strategy,
+            attack_guided_top_k=guided["top_k"] if guided else None,
             settings=described,
             created_by=actor,
             documents_total=len(plan.document_ids),
@@ -74,6 +80,7 @@ def start_release(
                 "annotator": annotator.get_username() if annotator else "",
                 "documents": len(plan.document_ids),
                 "skipped": len(plan.skipped),
+                "attack_guided_top_k": guided["top_k"] if guided else None,
             },
         )
     return release
@@ -140,16 +147,15 @@ def run_batch(release_id: int, document_ids: list[int]) -> dict:
     try:
         engine = release_engine(release.strategy, release.corpus)
     except Exception as exc:  # noqa: BLE001 - a broken configuration fails the documents, naming why
-        error = f"The release engine could not be built: {exc.__class__.__name__}: {exc}"[:2000]
-        ReleaseDocument.objects.filter(
-            pk__in=[item.pk for item in pending], status=ReleaseDocument.Status.PENDING
-        ).update(status=ReleaseDocument.Status.FAILED, error=error)
-        finish_if_complete(release)
-        return {"release": release_id, "done": 0, "failed": len(pending)}
+        return fail_batch(release, pending, f"The release engine could not be built: {exc.__class__.__name__}: {exc}")
+    try:
+        masker = release_guided.guided_masker(release, engine)
+    except Exception as exc:  # noqa: BLE001 - without its attacker, no document is released without the option
+        return fail_batch(release, pending, f"Attack-guided masking could not start: {exc.__class__.__name__}: {exc}")
     Release.objects.filter(pk=release.pk, status=Release.Status.PENDING).update(status=Release.Status.RUNNING)
     done = failed = 0
     for item in pending:
-        if sanitize_document(release, item, engine).status == ReleaseDocument.Status.DONE:
+        if sanitize_document(release, item, engine, masker).status == ReleaseDocument.Status.DONE:
             done += 1
         else:
             failed += 1
@@ -157,11 +163,26 @@ def run_batch(release_id: int, document_ids: list[int]) -> dict:
     return {"release": release_id, "done": done, "failed": failed}
 
 
-def sanitize_document(release: Release, item: ReleaseDocument, engine: ReleaseEngine) -> ReleaseDocument:
+def fail_batch(release: Release, pending: list[ReleaseDocument], error: str) -> dict:
+    """The batch's pending documents failed, all for the same reason."""
+    ReleaseDocument.objects.filter(pk__in=[item.pk for item in pending], status=ReleaseDocument.Status.PENDING).update(
+        status=ReleaseDocument.Status.FAILED, error=error[:2000]
+    )
+    finish_if_complete(release)
+    return {"release": release.pk, "done": 0, "failed": len(pending)}
+
+
+def sanitize_document(
+    release: Release, item: ReleaseDocument, engine: ReleaseEngine, masker: release_guided.GuidedMasker | None = None
+) -> ReleaseDocument:
     document = item.document
     started = time.perf_counter()
+    ranks = None
     try:
-        sanitized = engine.sanitize(release_input(document, release.source, release.annotator))
+        source = release_input(document, release.source, release.annotator)
+        sanitized = engine.sanitize(source)
+        if masker is not None:
+            sanitized, ranks = masker.apply(document, source, sanitized)
         spans = [span.as_dict() for span in sanitized.spans]
         tps = release_metrics.document_tps(release.corpus, document.text, spans, doc_id=document.doc_id)
     except Exception as exc:  # noqa: BLE001 - one bad document must not stop the release
@@ -186,6 +207,8 @@ def sanitize_document(release: Release, item: ReleaseDocument, engine: ReleaseEn
         locked.status = ReleaseDocument.Status.DONE
         locked.error = ""
         locked.save(update_fields=["sanitized_text", "spans", "tps", "seconds", "status", "error"])
+        if ranks is not None:
+            release_guided.record_ranks(release.pk, document.doc_id, ranks)
     return locked
 
 
@@ -228,7 +251,10 @@ def finish_if_complete(release: Release) -> None:
     counts = release_counts(release)
     if counts["pending"] or release.finished:
         return
+    # What the batches recorded since this instance was read (ranks, the attacker).
+    release.refresh_from_db(fields=["metrics", "settings"])
     skipped = (release.metrics or {}).get("skipped", [])
+    ranks = (release.metrics or {}).get("attack_ranks")
     error = ""
     if counts["done"]:
         status = Release.Status.SUCCEEDED
@@ -240,6 +266,11 @@ def finish_if_complete(release: Release) -> None:
         status, metrics = Release.Status.FAILED, {}
         error = "No document could be sanitized."
     metrics.update(documents={key: counts[key] for key in ("total", "done", "failed")}, skipped=skipped)
+    if release.attack_guided_top_k is not None:
+        metrics.update(
+            attack_ranks=ranks or {},
+            attack_guided=release_guided.ranks_summary(ranks or {}, release.attack_guided_top_k),
+        )
     # What TPS was measured with belongs to the record of what the release used, too.
     used = {**release.settings, **{key: metrics[key] for key in ("ic", "embedder") if key in metrics}}
     updated = Release.objects.filter(pk=release.pk, status__in=[Release.Status.PENDING, Release.Status.RUNNING]).update(

@@ -14,7 +14,13 @@ from annotation.tasks import release_batches
 from ._helpers import get_corpus
 
 # Which option a refused value came from.
-OPTION_OF_FIELD = {"strategy": "--strategy", "source": "--source", "annotator": "--source", "format": "--format"}
+OPTION_OF_FIELD = {
+    "strategy": "--strategy",
+    "source": "--source",
+    "annotator": "--source",
+    "format": "--format",
+    "attack_guided_top_k": "--attack-guided-top-k",
+}
 
 
 class _CommandStream:
@@ -48,13 +54,24 @@ class Command(BaseCommand):
         parser.add_argument("--strategy", required=True, choices=Release.Strategy.values)
         parser.add_argument("-o", "--output", required=True, metavar="FILE")
         parser.add_argument("--format", default="json", choices=FORMATS)
+        parser.add_argument(
+            "--attack-guided-top-k",
+            type=int,
+            default=None,
+            metavar="K",
+            help="Also mask what keeps the protected person in the re-identification attacker's first K guesses "
+            "(needs the corpus's background collection).",
+        )
 
     def handle(self, *args, corpus: str, source: str, strategy: str, output: str, format: str, **options):
+        top_k = options.get("attack_guided_top_k")
         target = get_corpus(corpus)
         path = checked_output(output)
         source, annotator = parse_source(source)
         try:
-            release = start_release(target, source=source, annotator=annotator, strategy=strategy, actor=None)
+            release = start_release(
+                target, source=source, annotator=annotator, strategy=strategy, actor=None, attack_guided_top_k=top_k
+            )
         except DomainError as exc:
             raise CommandError(f"{OPTION_OF_FIELD.get(exc.field, '--source')}: {exc.message}") from None
         self._run(release)

@@ -84,6 +84,19 @@ def test_refusals_name_the_field(corpus, people, documents, api, body, field, me
     assert not Release.objects.exists()
 
 
+def test_attack_guided_masking_is_asked_for_by_k_and_refused_without_a_background(corpus, people, documents, api):
+    client = api(people["manager"])
+    body = {"corpus": corpus.pk, "source": "reviewed", "strategy": "label"}
+    response = client.post("/api/releases/", {**body, "attack_guided_top_k": 0}, format="json")
+    assert response.status_code == 400 and set(response.json()) == {"attack_guided_top_k"}
+    response = client.post("/api/releases/", {**body, "attack_guided_top_k": 3}, format="json")
+    assert response.status_code == 400
+    assert response.json()["field"] == "attack_guided_top_k" and "has none" in response.json()["detail"]
+    assert not Release.objects.exists()
+    response = client.post("/api/releases/", {**body, "attack_guided_top_k": None}, format="json")
+    assert response.status_code == 202 and response.json()["attack_guided_top_k"] is None
+
+
 def test_unknown_choices_are_refused_by_the_serializer(corpus, people, documents, api):
     response = api(people["manager"]).post(
         "/api/releases/", {"corpus": corpus.pk, "source": "everyone", "strategy": "blur"}, format="json"

@@ -121,7 +121,7 @@ def test_a_batch_writes_text_spans_and_one_decision_per_entity(corpus, documents
     assert release.status == "succeeded" and release.finished_at
     assert release.metrics["documents"] == {"total": 2, "done": 2, "failed": 0}
     total_decisions = ReleaseDecision.objects.filter(release_document__release=release).count()
-    assert release.metrics["paths"] == {"first": 0, "later": 0, "fallback": 0, "fixed": total_decisions}
+    assert release.metrics["paths"] == {"first": 0, "later": 0, "fallback": 0, "fixed": total_decisions, "attack": 0}
     assert set(release.metrics["seconds_per_document"]) == {"median", "p95"}
     # Every direct identifier of the finished layers (annotator1's of Polat included) is
     # among the released spans.
