@@ -115,6 +115,16 @@ def test_bad_options_are_refused_by_name(corpus, documents, tmp_path, source, st
     assert not output.exists() and not Release.objects.exists()
 
 
+def test_attack_guided_masking_without_a_background_is_refused_naming_the_option(corpus, tmp_path):
+    output = tmp_path / "out.json"
+    with pytest.raises(CommandError, match="--attack-guided-top-k: Attack-guided masking needs a background"):
+        run_command(
+            "--corpus", corpus.name, "--source", "reviewed", "--strategy", "label", "-o", str(output),
+            "--attack-guided-top-k", "2",
+        )  # fmt: skip
+    assert not output.exists() and not Release.objects.exists()
+
+
 def test_an_output_in_a_missing_directory_or_a_directory_is_refused(corpus, documents, tmp_path):
     with pytest.raises(CommandError, match="-o/--output: the directory .*missing does not exist"):
         run_command(
