@@ -60,9 +60,12 @@ def test_masking_the_leaking_entity_moves_the_gauge_without_reloading(login, cor
     assert "named" in page.inner_text("#risk-level")
     assert "attacker tfidf-svc" in page.inner_text("#risk-panel")
     page.screenshot(path=str(SHOTS / "risk-named.png"))
-    # Attack-guided masking's proposal: the town first.
+    # Attack-guided masking's proposal: the town first, and where the whole sequence ends.
     first = page.locator("#risk-panel .risk-suggestions li").first
-    assert re.search(r"masking Harrowgate would move Ada Quist from rank 1 to [2-5]", first.inner_text())
+    assert re.search(
+        r"^Harrowgate\s+Mask \(QUASI\)\s+masking it would move Ada Quist from rank 1 to [2-5]$", first.inner_text()
+    )
+    assert re.search(r"would move Ada Quist from rank 1 to [2-5]\.$", page.inner_text("#risk-plan"))
 
     harbour = page.locator("#risk-panel .risk-terms .risk-term", has_text="harbour")
     assert harbour.get_attribute("data-jump-offset") == str(TEXT.index("harbour"))
@@ -95,3 +98,14 @@ def test_at_opens_the_workspace_at_an_offset(login, corpus, people, readings):
     page.wait_for_function(f"(el) => ({IN_VIEW})(el)", arg=flashed, timeout=5_000)
     page.screenshot(path=str(SHOTS / "risk-at-offset.png"))
     assert page.evaluate("window.__violations") == []
+
+
+def test_on_a_narrow_screen_the_meter_is_a_tab_of_the_drawer(login, corpus, people, readings):
+    layer = harrowgate_layer(corpus, people["ann"], text=TEXT)
+    page = open_layer(login, layer)
+    page.set_viewport_size({"width": 900, "height": 700})
+    assert not page.is_visible("#risk-panel")  # the drawer shows the entity panel first
+    page.click("[data-side-tab='risk']")
+    assert rank_of(page) == 1
+    assert page.is_visible("#risk-panel") and not page.is_visible("#entity-panel")
+    page.screenshot(path=str(SHOTS / "risk-narrow.png"))
