@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 from django.conf import settings
@@ -6,10 +7,12 @@ from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from annotation.corpus_io.records import DocumentRecord
 from annotation.enums import LayerStatus, Role
-from annotation.models import AnnotationLayer, Corpus
-from annotation.services.corpora import add_member, create_corpus
-from annotation.services.corpus_import import import_tab
+from annotation.models import AnnotationLayer, Corpus, Document
+from annotation.services.background import import_background
+from annotation.services.corpora import add_member, create_corpus, set_background_collection
+from annotation.services.corpus_import import import_records, import_tab
 from annotation.services.layers import add_reviewer, assign_layer
 from annotation.services.preannotation import run_counts, start_run
 from annotation.tasks import enqueue_preannotation
@@ -23,10 +26,19 @@ ACCOUNTS = (
 )
 ASSIGNED_DOCUMENTS = 5
 REVIEWED_LAYERS = 3
+# The risk meter's demo: actors' Wikipedia abstracts to protect, and the bodies of the same
+# 50 actors' articles as the attacker's background (data/wikiactors, CC BY-SA).
+WIKIACTORS_FILE = Path(settings.BASE_DIR) / "data" / "wikiactors" / "WikiActors_50_eval.json"
+WIKIACTORS_COLLECTION = "wikiactors-50"
+WIKIACTORS_CORPUS = "WikiActors demo (actors' abstracts)"
+WIKIACTORS_PEOPLE = ("Bruce Willis", "Hugh Jackman", "Martin Freeman", "Orlando Bloom", "Peter Dinklage", "Zoe Saldana")
 
 
 class Command(BaseCommand):
-    help = "Load the demo corpus (41 real TAB documents) and demo accounts. Development only."
+    help = (
+        "Load the demo corpora (41 real TAB documents; six WikiActors abstracts with the re-identification "
+        "risk meter and its background) and demo accounts. Development only."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -40,14 +52,16 @@ class Command(BaseCommand):
             corpus = self._corpus()
             users = self._accounts(corpus)
             self._assignments(corpus, users)
-        if not no_preannotate and not corpus.preannotation_runs.exists():
-            self._preannotate(corpus, users[Role.ANNOTATOR])
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"Demo corpus '{corpus.name}': {corpus.documents.count()} documents, "
-                f"{AnnotationLayer.objects.filter(document__corpus=corpus).count()} layers."
+            actors = self._wikiactors(users)
+        for demo in (corpus, actors):
+            if not no_preannotate and not demo.preannotation_runs.exists():
+                self._preannotate(demo, users[Role.ANNOTATOR])
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"Demo corpus '{demo.name}': {demo.documents.count()} documents, "
+                    f"{AnnotationLayer.objects.filter(document__corpus=demo).count()} layers."
+                )
             )
-        )
         self.stdout.write("Demo logins (username / password):")
         for username, password, role in ACCOUNTS:
             self.stdout.write(f"  {username:<10} / {password:<15} {role}")
@@ -100,3 +114,46 @@ class Command(BaseCommand):
             )
             for layer in confirmed:
                 add_reviewer(layer, reviewer, actor=None)
+
+    def _wikiactors(self, users: dict) -> Corpus:
+        """Six actors' abstracts to protect, the background of the workspace's risk meter
+        (the 50 actors' article bodies), assigned to the demo annotator."""
+        added = import_background(WIKIACTORS_FILE, WIKIACTORS_COLLECTION)
+        if added:
+            self.stdout.write(f"Imported {added} background documents into '{WIKIACTORS_COLLECTION}'.")
+        corpus = Corpus.objects.filter(name=WIKIACTORS_CORPUS).first()
+        if corpus is None:
+            corpus = create_corpus(
+                WIKIACTORS_CORPUS,
+                actor=None,
+                description=(
+                    "Six actors' Wikipedia abstracts (WikiActors, CC BY-SA): the workspace's risk meter shows "
+                    f"how well an attacker trained on the articles of {WIKIACTORS_COLLECTION} names each actor."
+                ),
+            )
+        set_background_collection(corpus, WIKIACTORS_COLLECTION, actor=None)
+        for role in (Role.MANAGER, Role.ANNOTATOR):
+            add_member(corpus, users[role], role, actor=None)
+        if not corpus.documents.exists():
+            rows = {row["name"]: row for row in json.loads(WIKIACTORS_FILE.read_text(encoding="utf-8"))}
+            records = [(_abstract(rows[name], position), []) for position, name in enumerate(WIKIACTORS_PEOPLE)]
+            import_records(records, corpus, actor=None, source=WIKIACTORS_FILE.name)
+        annotator = users[Role.ANNOTATOR]
+        if not annotator.layers.filter(document__corpus=corpus).exists():
+            for document in corpus.documents.order_by("position"):
+                assign_layer(document, annotator, actor=None)
+        return corpus
+
+
+def _abstract(row: dict, position: int) -> DocumentRecord:
+    name = row["name"]
+    return DocumentRecord(
+        doc_id=f"wikiactors-{name.lower().replace(' ', '-')}",
+        text=row["original_abstract"],
+        person_to_protect=name,
+        task=Document.task_for(name),
+        meta={"source": "WikiActors (English Wikipedia, CC BY-SA)"},
+        dataset_type="",
+        layers=[],
+        position=position,
+    )

@@ -98,12 +98,21 @@ def test_progress_bar_lines():
 def test_the_demo_annotator_starts_from_pre_annotations(settings):
     settings.DEBUG = True  # load_demo publishes passwords: development only
     out, _ = run_command("load_demo")
-    run = PreannotationRun.objects.get()
-    assert "Pre-annotated 5 documents" in out and run.status == PreannotationRun.Status.SUCCEEDED
-    from annotation.models import AnnotationLayer
+    from annotation.models import AnnotationLayer, BackgroundDocument, Corpus
 
-    layers = AnnotationLayer.objects.filter(annotator__username="annotator")
+    tab = Corpus.objects.get(name="TAB demo (dev sample)")
+    run = PreannotationRun.objects.get(corpus=tab)
+    assert "Pre-annotated 5 documents" in out and run.status == PreannotationRun.Status.SUCCEEDED
+    layers = AnnotationLayer.objects.filter(annotator__username="annotator", document__corpus=tab)
     assert layers.count() == 5
     assert all(layer.mentions.filter(origin="preannotation").exists() for layer in layers)
+    # The risk meter's demo: six actors' abstracts, the 50 actors' articles as background.
+    actors = Corpus.objects.get(name="WikiActors demo (actors' abstracts)")
+    assert actors.background_collection == "wikiactors-50"
+    assert BackgroundDocument.objects.filter(collection="wikiactors-50").count() == 50
+    assert actors.documents.get(person_to_protect="Bruce Willis").text.startswith("Walter Bruce Willis (born March 19")
+    assert AnnotationLayer.objects.filter(annotator__username="annotator", document__corpus=actors).count() == 6
+    assert "Pre-annotated 6 documents" in out
     run_command("load_demo")  # again: nothing new
-    assert PreannotationRun.objects.count() == 1
+    assert PreannotationRun.objects.count() == 2
+    assert BackgroundDocument.objects.count() == 50 and actors.documents.count() == 6
