@@ -215,11 +215,9 @@ def results_of(result: ReidentificationResult, description: dict) -> dict:
 def outcome_row(run_id: int, position: int, outcome, source: "ReleasedText | None") -> ReidentificationOutcome:
     terms = []
     for term in outcome.leaking_terms:
-        start = end = None
+        start = end = None  # a file's document has no original here; see original_offsets
         if source is not None and source.fits:
             start, end = original_offsets(source.spans, term.start, term.end)
-        elif source is None:
-            start, end = term.start, term.end  # a file's text is its own original
         terms.append({**term.as_dict(), "original_start": start, "original_end": end})
     return ReidentificationOutcome(
         run_id=run_id,

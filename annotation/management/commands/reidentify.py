@@ -33,8 +33,11 @@ class StageBars:
         if stage != self.stage:
             self.close()
             self.stage = stage
-            self.bar = tqdm(total=total or None, desc=stage, unit="doc", file=self.stream, disable=None)
-        if total:
+            if not total:  # a stage without units (training): its name is enough
+                self.stream.write(f"{stage}...\n")
+                return
+            self.bar = tqdm(total=total, desc=stage, unit="doc", file=self.stream, disable=None)
+        if self.bar is not None and total:
             self.bar.total = total
             self.bar.update(done - self.bar.n)
 
