@@ -6,136 +6,235 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0011_release'),
+        ("annotation", "0011_release"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ReidentificationOutcome',
+            name="ReidentificationOutcome",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('doc_id', models.CharField(max_length=200)),
-                ('person', models.CharField(max_length=300)),
-                ('rank', models.PositiveIntegerField(help_text="Rank of the true person among the attacker's guesses (1: named).")),
-                ('guesses', models.JSONField(blank=True, default=list)),
-                ('leaking_terms', models.JSONField(blank=True, default=list)),
-                ('position', models.PositiveIntegerField(default=0)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("doc_id", models.CharField(max_length=200)),
+                ("person", models.CharField(max_length=300)),
+                (
+                    "rank",
+                    models.PositiveIntegerField(
+                        help_text="Rank of the true person among the attacker's guesses (1: named)."
+                    ),
+                ),
+                ("guesses", models.JSONField(blank=True, default=list)),
+                ("leaking_terms", models.JSONField(blank=True, default=list)),
+                ("position", models.PositiveIntegerField(default=0)),
             ],
             options={
-                'ordering': ['run', 'position', 'id'],
+                "ordering": ["run", "position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='ReidentificationRun',
+            name="ReidentificationRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(choices=[('release', 'A release of a corpus'), ('file', 'Documents from a file (a WikiActors column, a release file)')], max_length=10)),
-                ('source_label', models.CharField(blank=True, max_length=300)),
-                ('background_collection', models.CharField(max_length=100)),
-                ('attacker', models.CharField(choices=[('tfidf-svc', 'TF-IDF + linear SVM'), ('encoder-lr', 'Frozen encoder + logistic regression'), ('transformer-ft', 'Fine-tuned transformer')], default='tfidf-svc', max_length=20)),
-                ('settings', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], default='pending', max_length=10)),
-                ('stage', models.CharField(blank=True, max_length=100)),
-                ('done', models.PositiveIntegerField(default=0)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('results', models.JSONField(blank=True, default=dict)),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("release", "A release of a corpus"),
+                            ("file", "Documents from a file (a WikiActors column, a release file)"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("source_label", models.CharField(blank=True, max_length=300)),
+                ("background_collection", models.CharField(max_length=100)),
+                (
+                    "attacker",
+                    models.CharField(
+                        choices=[
+                            ("tfidf-svc", "TF-IDF + linear SVM"),
+                            ("encoder-lr", "Frozen encoder + logistic regression"),
+                            ("transformer-ft", "Fine-tuned transformer"),
+                        ],
+                        default="tfidf-svc",
+                        max_length=20,
+                    ),
+                ),
+                ("settings", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("stage", models.CharField(blank=True, max_length=100)),
+                ("done", models.PositiveIntegerField(default=0)),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("results", models.JSONField(blank=True, default=dict)),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.RemoveConstraint(
-            model_name='releasedecision',
-            name='release_decision_path_valid',
+            model_name="releasedecision",
+            name="release_decision_path_valid",
         ),
         migrations.AddField(
-            model_name='backgrounddocument',
-            name='augmented',
+            model_name="backgrounddocument",
+            name="augmented",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='backgrounddocument',
-            name='pretreated',
+            model_name="backgrounddocument",
+            name="pretreated",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='backgrounddocument',
-            name='pretreatment',
+            model_name="backgrounddocument",
+            name="pretreatment",
             field=models.CharField(blank=True, max_length=100),
         ),
         migrations.AddField(
-            model_name='corpus',
-            name='background_collection',
-            field=models.CharField(blank=True, help_text='Background collection the re-identification attacker learns from (empty: none).', max_length=100),
+            model_name="corpus",
+            name="background_collection",
+            field=models.CharField(
+                blank=True,
+                help_text="Background collection the re-identification attacker learns from (empty: none).",
+                max_length=100,
+            ),
         ),
         migrations.AddField(
-            model_name='release',
-            name='attack_guided_top_k',
-            field=models.PositiveSmallIntegerField(blank=True, help_text="Mask what keeps the protected person in the attacker's top k (empty: off).", null=True),
+            model_name="release",
+            name="attack_guided_top_k",
+            field=models.PositiveSmallIntegerField(
+                blank=True,
+                help_text="Mask what keeps the protected person in the attacker's top k (empty: off).",
+                null=True,
+            ),
         ),
         migrations.AlterField(
-            model_name='releasedecision',
-            name='path',
-            field=models.CharField(choices=[('first', 'First candidate'), ('later', 'A later candidate'), ('fallback', 'Fallback (numbered label)'), ('fixed', 'Fixed by the strategy'), ('attack', 'Added by attack-guided masking')], max_length=10),
+            model_name="releasedecision",
+            name="path",
+            field=models.CharField(
+                choices=[
+                    ("first", "First candidate"),
+                    ("later", "A later candidate"),
+                    ("fallback", "Fallback (numbered label)"),
+                    ("fixed", "Fixed by the strategy"),
+                    ("attack", "Added by attack-guided masking"),
+                ],
+                max_length=10,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='releasedecision',
-            constraint=models.CheckConstraint(condition=models.Q(('path__in', ['first', 'later', 'fallback', 'fixed', 'attack'])), name='release_decision_path_valid'),
+            model_name="releasedecision",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("path__in", ["first", "later", "fallback", "fixed", "attack"])),
+                name="release_decision_path_valid",
+            ),
         ),
         migrations.AddField(
-            model_name='reidentificationoutcome',
-            name='document',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotation.document'),
+            model_name="reidentificationoutcome",
+            name="document",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to="annotation.document",
+            ),
         ),
         migrations.AddField(
-            model_name='reidentificationrun',
-            name='corpus',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='reidentification_runs', to='annotation.corpus'),
+            model_name="reidentificationrun",
+            name="corpus",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="reidentification_runs",
+                to="annotation.corpus",
+            ),
         ),
         migrations.AddField(
-            model_name='reidentificationrun',
-            name='created_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="reidentificationrun",
+            name="created_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='reidentificationrun',
-            name='release',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='reidentification_runs', to='annotation.release'),
+            model_name="reidentificationrun",
+            name="release",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="reidentification_runs",
+                to="annotation.release",
+            ),
         ),
         migrations.AddField(
-            model_name='reidentificationoutcome',
-            name='run',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='outcomes', to='annotation.reidentificationrun'),
+            model_name="reidentificationoutcome",
+            name="run",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="outcomes",
+                to="annotation.reidentificationrun",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reidentificationrun',
-            constraint=models.CheckConstraint(condition=models.Q(('source__in', ['release', 'file'])), name='reidentification_source_valid'),
+            model_name="reidentificationrun",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("source__in", ["release", "file"])), name="reidentification_source_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reidentificationrun',
-            constraint=models.CheckConstraint(condition=models.Q(('attacker__in', ['tfidf-svc', 'encoder-lr', 'transformer-ft'])), name='reidentification_attacker_valid'),
+            model_name="reidentificationrun",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("attacker__in", ["tfidf-svc", "encoder-lr", "transformer-ft"])),
+                name="reidentification_attacker_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reidentificationrun',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['pending', 'running', 'succeeded', 'failed'])), name='reidentification_status_valid'),
+            model_name="reidentificationrun",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["pending", "running", "succeeded", "failed"])),
+                name="reidentification_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reidentificationrun',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('source', 'release'), _negated=True), ('release__isnull', False), _connector='OR'), name='reidentification_release_iff_source_release'),
+            model_name="reidentificationrun",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("source", "release"), _negated=True), ("release__isnull", False), _connector="OR"
+                ),
+                name="reidentification_release_iff_source_release",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reidentificationoutcome',
-            constraint=models.UniqueConstraint(fields=('run', 'doc_id'), name='reidentification_outcome_unique'),
+            model_name="reidentificationoutcome",
+            constraint=models.UniqueConstraint(fields=("run", "doc_id"), name="reidentification_outcome_unique"),
         ),
         migrations.AddConstraint(
-            model_name='reidentificationoutcome',
-            constraint=models.CheckConstraint(condition=models.Q(('rank__gte', 1)), name='reidentification_rank_positive'),
+            model_name="reidentificationoutcome",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("rank__gte", 1)), name="reidentification_rank_positive"
+            ),
         ),
     ]
