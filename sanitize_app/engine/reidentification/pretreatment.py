@@ -6,8 +6,8 @@ Rules (Manzanares-Salor, Sánchez, Lison, TRI §4):
 - each spaCy token gives its lemma, lower-cased;
 - stop words, spaces and punctuation are dropped;
 - every character that is not a letter, a digit, ``.``, ``/`` or a newline is stripped
-  (so ``"1990s,"`` reads ``1990s`` and ``"Smith's"`` reads ``smith``), and what becomes
-  empty is dropped.
+  (``O'Neill`` reads ``oneill``, ``e-mail`` reads ``email``, ``U.S.`` and ``24/7`` stay),
+  and what becomes empty is dropped.
 
 Augmentation (background only): a copy of the document in which each named entity spaCy
 finds is replaced by its label, pretreated like any word: ``PERSON`` reads ``person``,

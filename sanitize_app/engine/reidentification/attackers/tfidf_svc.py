@@ -42,6 +42,7 @@ class TfidfSvcAttacker:
         self.ngram_max, self.augment, self.sublinear_tf = ngram_max, augment, sublinear_tf
         self.people: list[str] = []
         self.vectorizer = None
+        self.classifier = None  # the fitted LinearSVC
         self.coef = None  # (people, features), one row per person even for two people
         self.intercept = None
 
@@ -73,8 +74,8 @@ class TfidfSvcAttacker:
             ngram_range=(1, self.ngram_max),
         )
         features = self.vectorizer.fit_transform(_joined(texts))
-        svc = LinearSVC(C=self.C).fit(features, labels)
-        coef, intercept = svc.coef_, svc.intercept_
+        self.classifier = LinearSVC(C=self.C).fit(features, labels)
+        coef, intercept = self.classifier.coef_, self.classifier.intercept_
         if coef.shape[0] == 1:  # two people: one hyperplane, positive towards the second
             coef, intercept = np.vstack([-coef, coef]), np.concatenate([-intercept, intercept])
         self.coef, self.intercept = np.asarray(coef), np.asarray(intercept)
