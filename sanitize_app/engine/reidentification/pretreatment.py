@@ -20,6 +20,7 @@ make every placeholder a word the attacker never saw.
 spaCy is loaded once, on first use, without the parser (lemmas need the tagger and the
 attribute ruler, augmentation the NER; neither needs the parse)."""
 
+import importlib.metadata
 import re
 import threading
 from collections.abc import Iterable, Iterator
@@ -61,7 +62,14 @@ class Pretreatment:
     @property
     def key(self) -> str:
         """Names the rules and the pipeline (with its version): stored with cached
-        background words, a different key means they must be recomputed."""
+        background words, a different key means they must be recomputed. Read from the
+        installed package's metadata when spaCy is not loaded yet (checking a cache must
+        not cost loading the pipeline)."""
+        if self._nlp is None:
+            try:
+                return f"{VERSION} {self.pipeline} {importlib.metadata.version(self.pipeline)}"
+            except (importlib.metadata.PackageNotFoundError, ValueError):
+                pass  # a directory, or a pipeline installed without package metadata
         return f"{VERSION} {self.pipeline} {self.nlp.meta.get('version', '?')}"
 
     def _fit_length(self, texts: Iterable[str]) -> Iterator[str]:

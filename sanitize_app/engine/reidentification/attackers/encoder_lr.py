@@ -36,6 +36,7 @@ class EncoderLrAttacker:
         self.max_tokens, self.batch_size, self.augment = max_tokens, batch_size, augment
         self.occluded_lemmas = occluded_lemmas
         self.people: list[str] = []
+        self.fit_seconds = 0.0  # set by attack.fit_attacker
         self.classifier = None
         self._people_per: dict[str, int] = {}
         self._loaded = None  # (files, tokenizer, model)

@@ -41,6 +41,7 @@ class TfidfSvcAttacker:
         self.window, self.stride, self.C = window, stride, C
         self.ngram_max, self.augment, self.sublinear_tf = ngram_max, augment, sublinear_tf
         self.people: list[str] = []
+        self.fit_seconds = 0.0  # set by attack.fit_attacker
         self.vectorizer = None
         self.classifier = None  # the fitted LinearSVC
         self.coef = None  # (people, features), one row per person even for two people

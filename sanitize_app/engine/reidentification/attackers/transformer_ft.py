@@ -43,6 +43,7 @@ class TransformerFtAttacker:
         self.window, self.stride, self.max_tokens, self.augment = window, stride, max_tokens, augment
         self.device, self.occluded_lemmas = device, occluded_lemmas
         self.people: list[str] = []
+        self.fit_seconds = 0.0  # set by attack.fit_attacker
         self.files = None
         self.tokenizer = None
         self.model = None

