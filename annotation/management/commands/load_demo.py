@@ -62,6 +62,9 @@ class Command(BaseCommand):
                     f"{AnnotationLayer.objects.filter(document__corpus=demo).count()} layers."
                 )
             )
+        # After pre-annotating: the web-search indicator searches every background document,
+        # and 50 long articles make it slow on PostgreSQL (a minute for these 11 documents).
+        self._background(actors)
         self.stdout.write("Demo logins (username / password):")
         for username, password, role in ACCOUNTS:
             self.stdout.write(f"  {username:<10} / {password:<15} {role}")
@@ -116,11 +119,7 @@ class Command(BaseCommand):
                 add_reviewer(layer, reviewer, actor=None)
 
     def _wikiactors(self, users: dict) -> Corpus:
-        """Six actors' abstracts to protect, the background of the workspace's risk meter
-        (the 50 actors' article bodies), assigned to the demo annotator."""
-        added = import_background(WIKIACTORS_FILE, WIKIACTORS_COLLECTION)
-        if added:
-            self.stdout.write(f"Imported {added} background documents into '{WIKIACTORS_COLLECTION}'.")
+        """Six actors' abstracts to protect, assigned to the demo annotator."""
         corpus = Corpus.objects.filter(name=WIKIACTORS_CORPUS).first()
         if corpus is None:
             corpus = create_corpus(
@@ -131,7 +130,6 @@ class Command(BaseCommand):
                     f"how well an attacker trained on the articles of {WIKIACTORS_COLLECTION} names each actor."
                 ),
             )
-        set_background_collection(corpus, WIKIACTORS_COLLECTION, actor=None)
         for role in (Role.MANAGER, Role.ANNOTATOR):
             add_member(corpus, users[role], role, actor=None)
         if not corpus.documents.exists():
@@ -143,6 +141,13 @@ class Command(BaseCommand):
             for document in corpus.documents.order_by("position"):
                 assign_layer(document, annotator, actor=None)
         return corpus
+
+    def _background(self, actors: Corpus) -> None:
+        """The background of the workspace's risk meter: the 50 actors' article bodies."""
+        added = import_background(WIKIACTORS_FILE, WIKIACTORS_COLLECTION)
+        if added:
+            self.stdout.write(f"Imported {added} background documents into '{WIKIACTORS_COLLECTION}'.")
+        set_background_collection(actors, WIKIACTORS_COLLECTION, actor=None)
 
 
 def _abstract(row: dict, position: int) -> DocumentRecord:
