@@ -25,12 +25,14 @@ from sanitize_app.engine.reidentification.attack import attack
 from sanitize_app.engine.reidentification.types import ProtectedText
 
 from ..models import AnnotationLayer
+from .errors import DomainError
 from .layer_attack import EntityCover, attacked_document, to_original
 from .reidentification_attackers import attacker_name, attacker_settings, fitted_attacker
 from .risk_suggestions import suggested_masks
 
 log = logging.getLogger(__name__)
 
+READING_FORMAT = 1  # bump when RiskReading's fields change: older cached readings are not read
 READING_TIMEOUT_S = 24 * 3600
 REQUEST_LOCK_S = 120  # a request lost with its worker is made again after this
 READY, PENDING, UNAVAILABLE = "ready", "pending", "unavailable"
@@ -80,7 +82,8 @@ def meter_settings() -> dict:
 def reading_key(layer: AnnotationLayer, version: int | None = None) -> str:
     digest = hashlib.sha256(json.dumps(meter_settings(), sort_keys=True).encode()).hexdigest()[:16]
     collection = hashlib.sha256(layer.document.corpus.background_collection.encode()).hexdigest()[:16]
-    return f"risk-meter:{layer.pk}:{layer.version if version is None else version}:{collection}:{digest}"
+    version = layer.version if version is None else version
+    return f"risk-meter:{READING_FORMAT}:{layer.pk}:{version}:{collection}:{digest}"
 
 
 def layer_risk(layer: AnnotationLayer) -> RiskReading | None:
@@ -91,11 +94,15 @@ def layer_risk(layer: AnnotationLayer) -> RiskReading | None:
         return None
     if not layer.document.person_to_protect.strip():
         return RiskReading(UNAVAILABLE, layer.version, collection, reason="This document names no person to protect.")
-    stored = cache.get(reading_key(layer))
+    try:
+        key, attacker = reading_key(layer), meter_settings()["attacker"]
+    except DomainError as exc:  # a misconfigured attacker: say so where the gauge would be
+        return RiskReading(UNAVAILABLE, layer.version, collection, reason=exc.message)
+    stored = cache.get(key)
     if stored is not None:
         return RiskReading(**stored)
     request_reading(layer)
-    return RiskReading(PENDING, layer.version, collection, attacker=meter_settings()["attacker"])
+    return RiskReading(PENDING, layer.version, collection, attacker=attacker)
 
 
 def request_reading(layer: AnnotationLayer) -> bool:

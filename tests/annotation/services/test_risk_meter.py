@@ -117,3 +117,10 @@ def test_the_background_setting_is_audited_and_refuses_an_unknown_collection(cor
     set_background_collection(corpus, "", actor=people["manager"])
     corpus.refresh_from_db()
     assert corpus.background_collection == ""
+
+
+def test_an_unknown_attacker_in_the_settings_is_said_instead_of_a_gauge(corpus, people, settings):
+    layer = harrowgate_layer(corpus, people["ann"])
+    settings.SANITIZE_REIDENTIFICATION = {**settings.SANITIZE_REIDENTIFICATION, "attacker": "crystal-ball"}
+    reading = layer_risk(layer)
+    assert reading.state == UNAVAILABLE and "Unknown attacker 'crystal-ball'" in reading.reason
