@@ -3,8 +3,9 @@ layer and reads "rank 1 of 5", jumps to a leaking word, masks the leaking entity
 button, and the gauge moves below rank 1 without the page being reloaded; ``?at=`` opens
 the workspace at a place of the text. No Content-Security-Policy violation on the way.
 
-The readings are computed by the compute_layer_risk task: in-process on the embedded
-default, by a real Celery worker on the services pass. See tests/support/risk_layer.py
+The first reading is computed by the test before the page opens (no 2 s poll to wait
+for); the one after the mask by the compute_layer_risk task the page's request enqueues:
+in-process on the embedded default, by a real Celery worker on the services pass. See tests/support/risk_layer.py
 for why the ranks are what they are."""
 
 import re
@@ -14,6 +15,7 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 
 from annotation.models import Entity
+from annotation.tasks import compute_layer_risk
 from sanitize_app.celery import app as celery_app
 from tests.support.risk_layer import harrowgate_layer
 
@@ -55,6 +57,7 @@ def rank_of(page) -> int:
 def test_masking_the_leaking_entity_moves_the_gauge_without_reloading(login, corpus, people, readings):
     SHOTS.mkdir(exist_ok=True)
     layer = harrowgate_layer(corpus, people["ann"], text=TEXT)
+    compute_layer_risk(layer.pk, layer.version)  # the first reading is ready: no poll to wait for
     page = open_layer(login, layer)
     assert rank_of(page) == 1
     assert "named" in page.inner_text("#risk-level")
@@ -102,6 +105,7 @@ def test_at_opens_the_workspace_at_an_offset(login, corpus, people, readings):
 
 def test_on_a_narrow_screen_the_meter_is_a_tab_of_the_drawer(login, corpus, people, readings):
     layer = harrowgate_layer(corpus, people["ann"], text=TEXT)
+    compute_layer_risk(layer.pk, layer.version)
     page = open_layer(login, layer)
     page.set_viewport_size({"width": 900, "height": 700})
     assert not page.is_visible("#risk-panel")  # the drawer shows the entity panel first
