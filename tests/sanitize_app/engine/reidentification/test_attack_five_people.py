@@ -3,6 +3,8 @@ docstring gives the answer by construction. Ada, Bruno and Chidi keep their own 
 Emil has twice as many of his own as of Chidi's: named first; Dora's words are all masked:
 not named first. So TRIR = 4/5, the chance baseline 1/5."""
 
+import pytest
+
 from sanitize_app.engine.reidentification.attack import attack, fit_attacker
 from sanitize_app.engine.reidentification.attackers import build_attacker
 from tests.support import five_people
@@ -73,6 +75,7 @@ def test_progress_is_reported_after_each_document_and_the_result_names_the_attac
     assert result.fit_seconds > 0 and result.attack_seconds > 0
 
 
+@pytest.mark.usefixtures("one_torch_thread")
 def test_encoder_lr_names_the_people_whose_words_are_kept(pretreatment, five_people_background, five_people_protected):
     # Frozen sentence embeddings of ten tiny windows: Ada, Bruno and Chidi's texts share
     # their background's rare words and nobody else's; Emil's and Dora's are not asserted.

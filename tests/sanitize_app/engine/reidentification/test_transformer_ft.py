@@ -11,6 +11,9 @@ from sanitize_app.engine.reidentification.attackers import build_attacker
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory, five_people_background, pretreatment, five_people_protected):
     import torch
