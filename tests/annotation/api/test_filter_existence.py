@@ -56,6 +56,8 @@ FILTERS = [
     ("/api/trained-models/", "corpus", "corpus", False),
     ("/api/releases/", "corpus", "corpus", True),
     ("/api/release-documents/", "release", "release", False),
+    ("/api/reidentification-runs/", "corpus", "corpus", False),
+    ("/api/reidentification-runs/", "release", "release", False),
 ]
 
 
@@ -99,6 +101,7 @@ def test_the_filters_list_covers_every_filter_of_the_api(scenario):
             "TrainedModelFilter": "/api/trained-models/",
             "ReleaseFilter": "/api/releases/",
             "ReleaseDocumentFilter": "/api/release-documents/",
+            "ReidentificationRunFilter": "/api/reidentification-runs/",
         }[filterset.__name__]
         for name, declared_filter in filterset.base_filters.items():
             if isinstance(declared_filter, filters.IdFilter) or name in ("user", "annotator", "actor", "doc_id"):
