@@ -100,7 +100,8 @@ def pretreated_background(path: Path, rows: list[dict], pretreatment, cache: Pat
     if cached.exists():
         stored = json.loads(gzip.decompress(cached.read_bytes()))
         texts = [BackgroundText(r["person"], tuple(r["words"]), tuple(r["augmented"])) for r in stored["texts"]]
-        return texts, {**stored["timing"], "cached": str(cached.relative_to(REPO))}
+        shown = cached.relative_to(REPO) if cached.is_relative_to(REPO) else cached
+        return texts, {**stored["timing"], "cached": str(shown)}
     texts, seconds = [], []
     for row in rows:
         started = time.perf_counter()
