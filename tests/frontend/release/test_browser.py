@@ -124,7 +124,8 @@ def test_a_manager_releases_two_documents_and_reads_a_decision(login, live_serve
     # The paths table counts the decisions stored for the release.
     decisions = ReleaseDecision.objects.filter(release_document__release=release)
     shown = page.locator("#release-paths tbody td").all_inner_texts()
-    assert shown == [str(decisions.filter(path=path).count()) for path in ("first", "later", "fallback", "fixed", "attack")]
+    paths = ("first", "later", "fallback", "fixed", "attack")
+    assert shown == [str(decisions.filter(path=path).count()) for path in paths]
     assert decisions.filter(path="later").exists()  # the scripted attacker inverts first candidates
     assert page.locator("#release-documents tbody tr").count() == 2
     assert "concurrency = 2 · retries = 2 · timeout_s = 60" in page.inner_text("#release-settings")
