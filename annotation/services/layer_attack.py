@@ -17,6 +17,7 @@ from sanitize_app.engine.release.engine import build_release_engine
 from sanitize_app.engine.release.inputs import group_mentions
 from sanitize_app.engine.release.types import ReleasedSpan, ReleaseInput, SanitizedDocument
 
+from ..enums import MASKED_IDENTIFIER_TYPES
 from ..models import AnnotationLayer, Mention
 from .release_sources import layer_rows
 
@@ -52,6 +53,9 @@ class Covering:
     entity_id: int
     entity_type: str
     decision: str  # DIRECT, QUASI, NO_MASK, "" undecided, "mixed"
+    # What "Mask" sets: the engine's proposal when it proposed a mask (the protected
+    # person's name is DIRECT), else QUASI.
+    mask_as: str = "QUASI"
 
 
 class EntityCover:
@@ -59,16 +63,20 @@ class EntityCover:
 
     def __init__(self, layer: AnnotationLayer):
         rows = Mention.objects.filter(layer=layer).values_list(
-            "entity_id", "start_offset", "end_offset", "entity_type", "identifier_type"
+            "entity_id", "start_offset", "end_offset", "entity_type", "identifier_type", "prediction__identifier_type"
         )
         self.mentions = sorted(rows, key=lambda row: (row[1], -row[2]))
         decisions: dict[int, set] = {}
-        for entity_id, *_rest, decision in self.mentions:
+        self.mask_as: dict[int, str] = {}
+        for entity_id, _start, _end, _type, decision, proposed in self.mentions:
             decisions.setdefault(entity_id, set()).add(decision or "")
+            if proposed in MASKED_IDENTIFIER_TYPES and self.mask_as.get(entity_id) != "DIRECT":
+                self.mask_as[entity_id] = proposed
         self.decisions = {key: (kinds.pop() if len(kinds) == 1 else "mixed") for key, kinds in decisions.items()}
 
     def at(self, start: int, end: int) -> Covering | None:
-        for entity_id, m_start, m_end, entity_type, _ in self.mentions:
+        for entity_id, m_start, m_end, entity_type, *_ in self.mentions:
             if m_start < end and start < m_end:
-                return Covering(entity_id, entity_type, self.decisions[entity_id])
+                mask_as = self.mask_as.get(entity_id, "QUASI")
+                return Covering(entity_id, entity_type, self.decisions[entity_id], mask_as)
         return None

@@ -32,7 +32,7 @@ from .risk_suggestions import suggested_masks
 
 log = logging.getLogger(__name__)
 
-READING_FORMAT = 1  # bump when RiskReading's fields change: older cached readings are not read
+READING_FORMAT = 2  # bump when RiskReading's fields change: older cached readings are not read
 READING_TIMEOUT_S = 24 * 3600
 REQUEST_LOCK_S = 120  # a request lost with its worker is made again after this
 READY, PENDING, UNAVAILABLE = "ready", "pending", "unavailable"
@@ -185,6 +185,7 @@ def _term(term, spans, cover: EntityCover) -> dict | None:
         "entity_id": covering.entity_id if covering else None,
         "entity_type": covering.entity_type if covering else "",
         "decision": covering.decision if covering else "",
+        "mask_as": covering.mask_as if covering else "",
     }
 
 

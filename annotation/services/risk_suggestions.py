@@ -48,6 +48,7 @@ def suggested_masks(
                 "rank_after": step.rank_after,
                 "entity_id": covering.entity_id if covering else None,
                 "decision": covering.decision if covering else "",
+                "mask_as": covering.mask_as if covering else "",
             }
         )
     return proposals

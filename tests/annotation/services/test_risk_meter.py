@@ -124,3 +124,24 @@ def test_an_unknown_attacker_in_the_settings_is_said_instead_of_a_gauge(corpus, 
     settings.SANITIZE_REIDENTIFICATION = {**settings.SANITIZE_REIDENTIFICATION, "attacker": "crystal-ball"}
     reading = layer_risk(layer)
     assert reading.state == UNAVAILABLE and "Unknown attacker 'crystal-ball'" in reading.reason
+
+
+def test_mask_offers_the_engines_proposal_and_quasi_otherwise(corpus, people):
+    """The meter's "Mask" button sets what the engine proposed for the entity (the protected
+    person's name: DIRECT), and QUASI for an entity the engine never proposed."""
+    from annotation.models import Mention, PreannotationRun, Prediction
+    from annotation.services.layer_attack import EntityCover
+
+    layer = harrowgate_layer(corpus, people["ann"])
+    run = PreannotationRun.objects.create(corpus=corpus, status="succeeded")
+    first, second = Mention.objects.filter(layer=layer).order_by("start_offset")
+    prediction = Prediction.objects.create(
+        run=run, document=layer.document, entity_key=1, start_offset=TOWN, end_offset=TOWN + 10,
+        span_text="Harrowgate", entity_type="LOC", identifier_type="DIRECT",
+    )  # fmt: skip
+    cover = EntityCover(layer)
+    assert cover.at(TOWN, TOWN + 10).mask_as == "QUASI"  # no mention came from the engine yet
+    Mention.objects.filter(pk=first.pk).update(prediction=prediction)
+    cover = EntityCover(layer)
+    assert cover.at(TOWN_AGAIN, TOWN_AGAIN + 10).mask_as == "DIRECT"  # the entity's other mention too
+    assert cover.at(HARBOUR, HARBOUR + 7) is None
