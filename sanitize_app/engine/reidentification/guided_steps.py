@@ -6,6 +6,7 @@ of each replacement spliced in where it stands (spaCy runs once on the document,
 per distinct replacement)."""
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -177,6 +178,35 @@ class MaskedDocument:
             self._splice(span, words, origins)
         return words, origins
 
+    def read_whole(self) -> tuple[list[str], list[object]]:
+        """As the attacker reads the released text: rendered, then pretreated whole (a
+        replacement's lemma can depend on its sentence: "the 2010s" alone reads "2010",
+        in context "2010s", and one word can move a close rank), each word traced to the
+        original's ``Token`` (offsets into the original) or to the key of its span. The
+        spliced ``read`` stays for weighing candidates, where one word more or less does
+        not decide."""
+        pieces, segments, cursor, out = [], [], 0, 0  # segments: (end in the rendered text, shift or key)
+        for span in sorted(self.spans, key=lambda s: s.start):
+            kept = self.text[cursor : span.start]
+            pieces += [kept, span.replacement]
+            segments.append((out + len(kept), out - cursor))
+            out += len(kept) + len(span.replacement)
+            segments.append((out, span.key))
+            cursor = span.end
+        pieces.append(self.text[cursor:])
+        segments.append((out + len(self.text) - cursor, out - cursor))
+        words: list[str] = []
+        origins: list[object] = []
+        ends = [end for end, _ in segments]
+        for token in self.setup.pretreatment.tokens("".join(pieces)):
+            where = segments[min(bisect_right(ends, token.start), len(segments) - 1)][1]
+            words.append(token.lemma)
+            if isinstance(where, str):
+                origins.append(where)  # a replacement's word: the key of its span
+            else:
+                origins.append(Token(token.lemma, token.start - where, token.end - where))
+        return words, origins
+
     def _splice(self, span: Span, words: list[str], origins: list[object]) -> None:
         found = self.replacement_words(span.replacement)
         words.extend(found)
@@ -211,7 +241,7 @@ def placeholder_numbers(replacements) -> dict[str, int]:
 def run(masking: MaskedDocument, top_k: int, step_limit: int) -> tuple[int, int, list[GuidedStep], str]:
     """(initial rank, final rank, steps, why it stopped)."""
     steps: list[GuidedStep] = []
-    words, origins = masking.read()
+    words, origins = masking.read_whole()
     scores = masking.scores(words)
     initial = rank = true_rank(scores, masking.index)
     while True:
@@ -222,7 +252,7 @@ def run(masking: MaskedDocument, top_k: int, step_limit: int) -> tuple[int, int,
         step = _step(masking, words, origins, scores, rank)
         if step is None:
             return initial, rank, steps, STOP_NO_TERM
-        words, origins = masking.read()
+        words, origins = masking.read_whole()
         scores = masking.scores(words)
         rank = step.rank_after = true_rank(scores, masking.index)
         steps.append(step)

@@ -75,7 +75,9 @@ class TfidfSvcAttacker:
             ngram_range=(1, self.ngram_max),
         )
         features = self.vectorizer.fit_transform(_joined(texts))
-        self.classifier = LinearSVC(C=self.C).fit(features, labels)
+        # A fixed seed: the dual solver shuffles, and one attacker must give one answer
+        # (the release guided by it and the attack that measures it agree).
+        self.classifier = LinearSVC(C=self.C, random_state=0).fit(features, labels)
         coef, intercept = self.classifier.coef_, self.classifier.intercept_
         if coef.shape[0] == 1:  # two people: one hyperplane, positive towards the second
             coef, intercept = np.vstack([-coef, coef]), np.concatenate([-intercept, intercept])

@@ -243,3 +243,26 @@ def test_a_person_the_background_does_not_know_is_refused_by_name(attacker, pret
     document, sanitized = unmasked("doc-ada")
     with pytest.raises(ValueError, match="'Zelda Moor' is not among the 5 people"):
         guided_masking(document, sanitized, "Zelda Moor", attacker, pretreatment, top_k=1)
+
+
+def test_the_ranks_are_read_from_the_whole_released_text_with_each_word_traced(attacker, pretreatment):
+    """A replacement's lemma depends on its sentence ("the 1990s" alone reads "1990s", in
+    this sentence "1990"): the masking ranks what the attacker will read, the text rendered
+    and pretreated whole, and still knows where each word came from."""
+    from sanitize_app.engine.reidentification.guided_steps import MaskedDocument, Setup, Span
+    from sanitize_app.engine.reidentification.types import Token
+
+    text = "Ada Quist blew glass in Harrowgate from 1994 until she rowed away."
+    year = text.index("1994")
+    setup = Setup("Ada Quist", attacker, pretreatment, None, None)
+    masking = MaskedDocument(text, [Span(year, year + 4, "the 1990s", "d1", "DATETIME", "QUASI", "")], {}, setup)
+    words, origins = masking.read_whole()
+    rendered = text[:year] + "the 1990s" + text[year + 4 :]
+    assert words == pretreatment.words(rendered)
+    assert pretreatment.words("the 1990s") == ["1990s"] and "1990" in words  # spliced, it would differ
+    assert [word for word, origin in zip(words, origins, strict=True) if origin == "d1"] == ["1990"]
+    town = origins[words.index("harrowgate")]
+    rowed = origins[words.index("row")]
+    # Words of the original point at their place in the original, before and after the span.
+    assert isinstance(town, Token) and text[town.start : town.end] == "Harrowgate"
+    assert isinstance(rowed, Token) and text[rowed.start : rowed.end] == "rowed"
