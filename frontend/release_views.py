@@ -114,7 +114,22 @@ SETTINGS_ORDER = (
 def _ordered_settings(settings_: dict) -> list[tuple[str, str]]:
     rank = {key: position for position, key in enumerate(SETTINGS_ORDER)}
     keys = sorted(settings_, key=lambda key: (rank.get(key, len(rank)), key))
-    return [(key.replace("_", " "), _setting_text(settings_[key])) for key in keys]
+    return [
+        (key.replace("_", " "), _attack_guided_text(settings_[key]) if key == "attack_guided" else _setting_text(value))
+        for key, value in ((key, settings_[key]) for key in keys)
+    ]
+
+
+def _attack_guided_text(guided: dict) -> str:
+    """Attack-guided masking's record in one line: k, the attacker and what it learnt from."""
+    described = guided.get("attacker_description") or {}
+    people = f", {described['people']} people" if described.get("people") else ""
+    settings_ = described.get("settings") or {}
+    fitted = f" ({_setting_text(settings_)})" if settings_ else ""
+    return (
+        f"keep the person out of the top {guided.get('top_k')} · attacker {guided.get('attacker')}{fitted} "
+        f"trained on {guided.get('background')}{people}"
+    )
 
 
 def _setting_text(value) -> str:

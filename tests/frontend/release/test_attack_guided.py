@@ -56,6 +56,10 @@ def test_a_guided_release_shows_its_ranks_and_why_each_mask_was_added(
     row = page.split('id="metric-attack-guided"')[1].split("</tr>")[0]
     # 4 of the 5 people were named first before (the fixture's answer), none after.
     assert "0.80 → 0.00" in row and "first 1 guesses" in row and "over 5 documents" in row
+    # What the engine used says it in one line: k, the attacker, what it learnt from.
+    used = page.split("attack guided</dt>")[1].split("</dd>")[0]
+    assert "keep the person out of the top 1 · attacker tfidf-svc (" in used
+    assert "trained on five-people-guided, 5 people" in used
     ada = release.documents.get(document__doc_id="doc-ada")
     document_page = manager.get(f"/releases/{release.pk}/documents/{ada.document_id}/").content.decode()
     assert "Added by attack-guided masking" in document_page
