@@ -53,6 +53,9 @@ def test_a_guided_release_shows_its_ranks_and_why_each_mask_was_added(
     assert release.status == Release.Status.SUCCEEDED and release.attack_guided_top_k == 1
 
     page = manager.get(f"/releases/{release.pk}/").content.decode()
+    assert "Entity type label + attack-guided masking (top 1)</h1>" in page
+    listed = manager.get(f"/corpora/{corpus.pk}/releases/").content.decode()
+    assert "+ attack-guided, top 1</span>" in listed
     row = page.split('id="metric-attack-guided"')[1].split("</tr>")[0]
     # 4 of the 5 people were named first before (the fixture's answer), none after.
     assert "0.80 → 0.00" in row and "first 1 guesses" in row and "over 5 documents" in row
