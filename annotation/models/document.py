@@ -49,6 +49,12 @@ class Document(models.Model):
     def task_for(person: str) -> str:
         return f"{TASK_PREFIX}{person}"
 
+    @property
+    def protected_person(self) -> str:
+        """Who the document protects: ``person_to_protect``, else the person its TAB task
+        string names ("" when neither says)."""
+        return self.person_to_protect.strip() or self.person_from_task(self.task).strip()
+
     @staticmethod
     def person_from_task(task: str) -> str:
         """The person named by a TAB task string ('' when the string has another shape)."""

@@ -117,7 +117,8 @@ def release_protected(release: Release) -> ProtectedSet:
     )  # fmt: skip
     protected = ProtectedSet()
     for document_id, doc_id, person, task, text, spans, original_length in rows.iterator(chunk_size=100):
-        person = (person or Document.person_from_task(task)).strip()
+        # Document.protected_person's rule, from the row's values.
+        person = person.strip() or Document.person_from_task(task).strip()
         if not person:
             protected.skipped.append({"doc_id": doc_id, "reason": NO_PERSON})
             continue
@@ -273,14 +274,20 @@ def attack_file(
     result.skipped = protected.skipped + result.skipped
     run = None
     if record:
-        run = ReidentificationRun.objects.create(
-            source=ReidentificationRun.Source.FILE,
-            source_label=protected.label[:300],
-            background_collection=fitted.description.get("collection", background)[:100],
-            attacker=fitted.name,
-            status=ReidentificationRun.Status.RUNNING,
-            started_at=started,
-        )
-        store_results(run.pk, result, fitted.description, {})
-        run.refresh_from_db()
+        with transaction.atomic():  # the run and its outcomes, or nothing
+            run = _recorded_file_run(protected, fitted, background, started, result)
     return result, fitted.description, run
+
+
+def _recorded_file_run(protected, fitted, background: str, started, result) -> ReidentificationRun:
+    run = ReidentificationRun.objects.create(
+        source=ReidentificationRun.Source.FILE,
+        source_label=protected.label[:300],
+        background_collection=fitted.description.get("collection", background)[:100],
+        attacker=fitted.name,
+        status=ReidentificationRun.Status.RUNNING,
+        started_at=started,
+    )
+    store_results(run.pk, result, fitted.description, {})
+    run.refresh_from_db()
+    return run

@@ -68,7 +68,7 @@ class GuidedMasker:
 
     def apply(self, document: Document, source: ReleaseInput, sanitized: SanitizedDocument):
         """(the document with guided masking, its ranks record)."""
-        person = document.person_to_protect.strip()
+        person = document.protected_person
         if not person:
             return sanitized, {"skipped": "the document names no person to protect"}
         try:

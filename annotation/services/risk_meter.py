@@ -21,10 +21,11 @@ from dataclasses import asdict, dataclass, field
 from django.conf import settings
 from django.core.cache import cache
 
-from sanitize_app.engine.reidentification.attack import attack
+from sanitize_app.engine.reidentification.attack import attack, normalize_name
 from sanitize_app.engine.reidentification.types import ProtectedText
 
 from ..models import AnnotationLayer
+from .background import background_state
 from .errors import DomainError
 from .layer_attack import EntityCover, attacked_document, to_original
 from .reidentification_attackers import attacker_name, attacker_settings, fitted_attacker
@@ -34,7 +35,11 @@ log = logging.getLogger(__name__)
 
 READING_FORMAT = 2  # bump when RiskReading's fields change: older cached readings are not read
 READING_TIMEOUT_S = 24 * 3600
-REQUEST_LOCK_S = 120  # a request lost with its worker is made again after this
+UNAVAILABLE_TIMEOUT_S = 60  # a failed reading is tried again a minute later, not a day
+# A request lost with its worker is made again after this; long enough for a first
+# reading on a new background (pretreating it, then fitting), so polls do not pile up
+# copies of that work.
+REQUEST_LOCK_S = 15 * 60
 READY, PENDING, UNAVAILABLE = "ready", "pending", "unavailable"
 NAMED, NEAR, FAR = "named", "near", "far"  # rank 1; within the top k; beyond
 
@@ -81,7 +86,10 @@ def meter_settings() -> dict:
 
 def reading_key(layer: AnnotationLayer, version: int | None = None) -> str:
     digest = hashlib.sha256(json.dumps(meter_settings(), sort_keys=True).encode()).hexdigest()[:16]
-    collection = hashlib.sha256(layer.document.corpus.background_collection.encode()).hexdigest()[:16]
+    # The background's state too: a re-imported collection gives new readings.
+    name = layer.document.corpus.background_collection
+    background = json.dumps([name, *background_state(name)])
+    collection = hashlib.sha256(background.encode()).hexdigest()[:16]
     version = layer.version if version is None else version
     return f"risk-meter:{READING_FORMAT}:{layer.pk}:{version}:{collection}:{digest}"
 
@@ -92,7 +100,7 @@ def layer_risk(layer: AnnotationLayer) -> RiskReading | None:
     collection = layer.document.corpus.background_collection
     if not collection:
         return None
-    if not layer.document.person_to_protect.strip():
+    if not layer.document.protected_person:
         return RiskReading(UNAVAILABLE, layer.version, collection, reason="This document names no person to protect.")
     try:
         key, attacker = reading_key(layer), meter_settings()["attacker"]
@@ -131,7 +139,8 @@ def compute_layer_risk(layer_id: int, version: int) -> RiskReading | None:
     layer.refresh_from_db(fields=["version"])
     if layer.version != version:
         return None  # changed while it was attacked: this reading describes no version
-    cache.set(reading_key(layer, version), asdict(reading), timeout=READING_TIMEOUT_S)
+    timeout = UNAVAILABLE_TIMEOUT_S if reading.state == UNAVAILABLE else READING_TIMEOUT_S
+    cache.set(reading_key(layer, version), asdict(reading), timeout=timeout)
     return reading
 
 
@@ -139,13 +148,13 @@ def _read(layer: AnnotationLayer) -> RiskReading:
     chosen = meter_settings()
     collection = layer.document.corpus.background_collection
     fitted = fitted_attacker(collection, chosen["attacker"])
-    person = _person_in(layer.document.person_to_protect, fitted.people)
+    person = _person_in(layer.document.protected_person, fitted.people)
     base = RiskReading(UNAVAILABLE, layer.version, collection, attacker=fitted.name, people=len(fitted.people))
     # Being last is never "near": with fewer people than k + 1, k shrinks to N - 1.
     base.top_k = max(1, min(chosen["top_k"], len(fitted.people) - 1))
     if person is None:
         base.reason = (
-            f"{layer.document.person_to_protect} is not among the {len(fitted.people)} people of the background "
+            f"{layer.document.protected_person} is not among the {len(fitted.people)} people of the background "
             f"{collection!r}: the attacker cannot be asked about them."
         )
         return base
@@ -190,6 +199,7 @@ def _term(term, spans, cover: EntityCover) -> dict | None:
 
 
 def _person_in(name: str, people: list[str]) -> str | None:
-    """``name`` as the background spells it (case and spacing aside), or None."""
-    wanted = " ".join(name.split()).casefold()
-    return next((person for person in people if " ".join(person.split()).casefold() == wanted), None)
+    """``name`` as the background spells it (case and spacing aside, as the attack reads
+    names), or None."""
+    wanted = normalize_name(name)
+    return next((person for person in people if normalize_name(person) == wanted), None)

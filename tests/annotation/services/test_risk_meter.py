@@ -105,6 +105,29 @@ def test_a_document_without_person_to_protect_is_said_so_without_an_attack(
     assert (reading.state, reading.reason, enqueued) == (UNAVAILABLE, "This document names no person to protect.", [])
 
 
+def test_a_tab_document_whose_person_is_only_in_its_task_is_attacked(
+    corpus, people, django_capture_on_commit_callbacks
+):
+    """TAB files name the person in the task string; the meter reads it as the release
+    report does (Document.protected_person)."""
+    from annotation.models import Document
+
+    layer = harrowgate_layer(corpus, people["ann"], person="")
+    Document.objects.filter(pk=layer.document_id).update(task=Document.task_for("Ada Quist"))
+    layer.document.refresh_from_db()
+    reading = read_now(layer, django_capture_on_commit_callbacks)
+    assert (reading.state, reading.rank, reading.person) == (READY, 1, "Ada Quist")
+
+
+def test_a_reimported_background_gives_new_readings(corpus, people):
+    """The reading's key names the background's state: a changed collection is not read
+    from readings of the old one."""
+    layer = harrowgate_layer(corpus, people["ann"])
+    before = reading_key(layer)
+    BackgroundDocument.objects.create(collection=COLLECTION, url="five:extra", title="Fay Extra", text="Fay knits.")
+    assert reading_key(layer) != before
+
+
 def test_the_background_setting_is_audited_and_refuses_an_unknown_collection(corpus, people):
     BackgroundDocument.objects.create(collection="actors", url="a:1", title="A", text="A is an actor.")
     set_background_collection(corpus, "actors", actor=people["manager"])
