@@ -18,6 +18,8 @@ from annotation.services.errors import DomainError
 from annotation.services.reidentification_report import has_background, newest_run, source_layers
 from annotation.tasks import submit_release_attack
 
+from .setting_text import setting_text
+
 ATTACKER_HELP = {
     ReidentificationRun.Attacker.TFIDF_SVC: "seconds; ranks sanitization methods as the published attacker does",
     ReidentificationRun.Attacker.ENCODER_LR: "minutes; closer to the published risk levels",
@@ -30,14 +32,6 @@ def _managed_release(request, pk: int) -> Release:
         "corpus", "annotator"
     )
     return get_object_or_404(releases, pk=pk)
-
-
-def setting_text(value) -> str:
-    if isinstance(value, dict):
-        return " · ".join(f"{key} = {setting_text(value[key])}" for key in sorted(value))
-    if isinstance(value, list | tuple):
-        return ", ".join(setting_text(item) for item in value)
-    return "" if value is None else str(value)
 
 
 def term_link(outcome: ReidentificationOutcome, term: dict, layer_pk: int | None) -> str:

@@ -28,6 +28,7 @@ from .access import managed_corpus
 from .reidentification_views import panel_context
 from .release_forms import STRATEGY_SHORT, ReleaseForm
 from .release_segments import SpansDoNotFit, decision_trail, side_by_side
+from .setting_text import setting_text
 
 DOWNLOADS = {
     "json": "Sanitized texts (JSON)",
@@ -115,7 +116,7 @@ def _ordered_settings(settings_: dict) -> list[tuple[str, str]]:
     rank = {key: position for position, key in enumerate(SETTINGS_ORDER)}
     keys = sorted(settings_, key=lambda key: (rank.get(key, len(rank)), key))
     return [
-        (key.replace("_", " "), _attack_guided_text(settings_[key]) if key == "attack_guided" else _setting_text(value))
+        (key.replace("_", " "), _attack_guided_text(settings_[key]) if key == "attack_guided" else setting_text(value))
         for key, value in ((key, settings_[key]) for key in keys)
     ]
 
@@ -125,20 +126,11 @@ def _attack_guided_text(guided: dict) -> str:
     described = guided.get("attacker_description") or {}
     people = f", {described['people']} people" if described.get("people") else ""
     settings_ = described.get("settings") or {}
-    fitted = f" ({_setting_text(settings_)})" if settings_ else ""
+    fitted = f" ({setting_text(settings_)})" if settings_ else ""
     return (
         f"keep the person out of the top {guided.get('top_k')} · attacker {guided.get('attacker')}{fitted} "
         f"trained on {guided.get('background')}{people}"
     )
-
-
-def _setting_text(value) -> str:
-    """One recorded engine setting as text: a nested dict as "name = value" pairs, by name."""
-    if isinstance(value, dict):
-        return " · ".join(f"{key} = {_setting_text(value[key])}" for key in sorted(value))
-    if isinstance(value, list | tuple):
-        return ", ".join(_setting_text(item) for item in value)
-    return "" if value is None else str(value)
 
 
 @login_required

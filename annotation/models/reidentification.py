@@ -6,6 +6,7 @@ rank of the true person per document and the terms that gave each one away)."""
 from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from .corpus import Corpus
 from .document import Document
@@ -78,6 +79,20 @@ class ReidentificationRun(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+
+    @property
+    def abandoned(self) -> bool:
+        """Unfinished long past any run's length: its worker (or the web process that ran
+        it in a thread) was lost, and a new run may start."""
+        if self.finished:
+            return False
+        since = self.started_at or self.created_at
+        limit = django_settings.SANITIZE_REIDENTIFICATION.get("abandoned_after_s", 3600)
+        return since is not None and (timezone.now() - since).total_seconds() > limit
+
+    @property
+    def under_way(self) -> bool:
+        return not self.finished and not self.abandoned
 
 
 class ReidentificationOutcome(models.Model):

@@ -66,6 +66,7 @@ def start_release_attack(release: Release, *, attacker: str = "", user: Abstract
     background_state(collection)
     name = attacker_name(attacker)
     with transaction.atomic():
+        _settle_earlier_runs(release)
         run = ReidentificationRun.objects.create(
             corpus=corpus,
             release=release,
@@ -84,6 +85,23 @@ def start_release_attack(release: Release, *, attacker: str = "", user: Abstract
             changes={"run": run.pk, "attacker": name, "background_collection": collection},
         )
     return run
+
+
+def _settle_earlier_runs(release: Release) -> None:
+    """One run of a release at a time: refused while one is under way; one abandoned
+    (its worker lost) is marked failed, saying so."""
+    unfinished = ReidentificationRun.objects.select_for_update().filter(
+        release=release, status__in=[ReidentificationRun.Status.PENDING, ReidentificationRun.Status.RUNNING]
+    )
+    for run in unfinished:
+        if run.under_way:
+            raise DomainError(
+                f"Run {run.pk} on release {release.pk} is still {run.status}: its result comes first.",
+                field="release",
+            )
+        run.status, run.finished_at = ReidentificationRun.Status.FAILED, timezone.now()
+        run.error = "Abandoned: no result long after it started (its worker was probably lost)."
+        run.save(update_fields=["status", "finished_at", "error"])
 
 
 @dataclass

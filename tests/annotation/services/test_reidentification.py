@@ -158,3 +158,24 @@ def test_a_fitted_attacker_is_kept_until_the_background_changes(release):
     BackgroundDocument.objects.create(collection=COLLECTION, url="extra", title="Fay Moss", text="Fay Moss knits.")
     refitted = reidentification_attackers.fitted_attacker(COLLECTION)
     assert refitted is not first and "Fay Moss" in refitted.people
+
+
+def test_one_run_per_release_at_a_time_and_an_abandoned_one_is_failed(release, people):
+    """A second run is refused while one is under way (naming the field); one left
+    unfinished past SANITIZE_REIDENTIFICATION["abandoned_after_s"] (its worker lost) is
+    marked failed when the next starts."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    first = start_release_attack(release, attacker="tfidf-svc", user=people["manager"])
+    with pytest.raises(DomainError) as refused:
+        start_release_attack(release, attacker="tfidf-svc", user=people["manager"])
+    assert refused.value.field == "release" and f"Run {first.pk}" in refused.value.message
+    ReidentificationRun.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(hours=2))
+    first.refresh_from_db()
+    assert first.abandoned and not first.under_way
+    second = start_release_attack(release, attacker="tfidf-svc", user=people["manager"])
+    first.refresh_from_db()
+    assert first.status == ReidentificationRun.Status.FAILED and "Abandoned" in first.error
+    assert second.status == ReidentificationRun.Status.PENDING
