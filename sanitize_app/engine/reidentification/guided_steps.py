@@ -140,7 +140,10 @@ class MaskedDocument:
         self.setup = setup
         self.index = person_index(setup.attacker.people, setup.person)
         self.tokens = setup.pretreatment.tokens(text)
-        self.numbers = placeholder_numbers(span.replacement for span in spans)
+        # Numbers taken by placeholders shown or waiting on a ladder's rung: a new unit's
+        # LOC_2 must never be the LOC_2 an existing entity may be raised to.
+        reserved = [rung for ladder in ladders.values() for rung in ladder.rungs]
+        self.numbers = placeholder_numbers([*(span.replacement for span in spans), *reserved])
         self.exhausted: set[str] = set()  # keys of spans that cannot move up any more
         self.added = 0
         self._entities: list[tuple[int, int, str]] | None = None
@@ -198,13 +201,18 @@ class MaskedDocument:
         words: list[str] = []
         origins: list[object] = []
         ends = [end for end, _ in segments]
+        last = len(segments) - 1
         for token in self.setup.pretreatment.tokens("".join(pieces)):
-            where = segments[min(bisect_right(ends, token.start), len(segments) - 1)][1]
+            first = min(bisect_right(ends, token.start), last)
+            final = min(bisect_right(ends, token.end - 1), last)
+            keys = [where for _, where in segments[first : final + 1] if isinstance(where, str)]
             words.append(token.lemma)
-            if isinstance(where, str):
-                origins.append(where)  # a replacement's word: the key of its span
+            if keys:
+                # In a replacement, or across one ("www.ORG_1.org/ada"): the span's word.
+                origins.append(keys[0])
             else:
-                origins.append(Token(token.lemma, token.start - where, token.end - where))
+                shift = segments[first][1]
+                origins.append(Token(token.lemma, token.start - shift, token.end - shift))
         return words, origins
 
     def _splice(self, span: Span, words: list[str], origins: list[object]) -> None:
@@ -240,6 +248,9 @@ def placeholder_numbers(replacements) -> dict[str, int]:
 
 def run(masking: MaskedDocument, top_k: int, step_limit: int) -> tuple[int, int, list[GuidedStep], str]:
     """(initial rank, final rank, steps, why it stopped)."""
+    people = len(masking.setup.attacker.people)
+    if top_k >= people:
+        raise ValueError(f"top_k {top_k} must be below the {people} people of the background: no rank is above it")
     steps: list[GuidedStep] = []
     words, origins = masking.read_whole()
     scores = masking.scores(words)
@@ -285,7 +296,10 @@ def _best(masking: MaskedDocument, words, origins, shares: np.ndarray, rank: int
             return None
         origin = origins[position]
         if isinstance(origin, Token):
-            return _add(masking, origin, words[position], weight, rank)
+            step = _add(masking, origin, words[position], weight, rank)
+            if step is not None:
+                return step
+            continue
         ladder = masking.ladders.get(origin)
         if origin in masking.exhausted or ladder is None or not ladder.can_raise:
             masking.exhausted.add(origin)
@@ -309,8 +323,11 @@ def occurrences(text: str, unit: str) -> list[tuple[int, int]]:
     return [(found.start(), found.end()) for found in re.finditer(rf"(?<!\w){pattern}(?!\w)", text, re.IGNORECASE)]
 
 
-def _add(masking: MaskedDocument, token: Token, word: str, weight: float, rank: int) -> GuidedStep:
+def _add(masking: MaskedDocument, token: Token, word: str, weight: float, rank: int) -> GuidedStep | None:
+    """A new entity for ``token``'s unit (None when the unit would overlap a mask)."""
     start, end, entity_type = _unit(masking, token)
+    if masking.overlaps_span(start, end):
+        return None
     unit = masking.text[start:end]
     places = [(s, e) for s, e in occurrences(masking.text, unit) if not masking.overlaps_span(s, e)]
     if (start, end) not in places:  # the unit itself always (a pattern edge case must not skip it)

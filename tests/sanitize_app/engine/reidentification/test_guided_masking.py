@@ -266,3 +266,39 @@ def test_the_ranks_are_read_from_the_whole_released_text_with_each_word_traced(a
     # Words of the original point at their place in the original, before and after the span.
     assert isinstance(town, Token) and text[town.start : town.end] == "Harrowgate"
     assert isinstance(rowed, Token) and text[rowed.start : rowed.end] == "rowed"
+
+
+def test_a_word_across_a_replacements_edge_belongs_to_the_replacement(attacker, pretreatment):
+    """spaCy reads "www.ORGANISATION_1.org/ada" as one token: it is the span's word (the
+    span may be raised), never original text to mask again over the span."""
+    from sanitize_app.engine.reidentification.guided_steps import MaskedDocument, Setup, Span, Token
+
+    text = "See www.quist.org/ada now and later."
+    start = text.index("quist")
+    setup = Setup("Ada Quist", attacker, pretreatment, None, None)
+    span = Span(start, start + 5, "ORGANISATION_1", "o1", "ORG", "QUASI", "")
+    words, origins = MaskedDocument(text, [span], {}, setup).read_whole()
+    assert words == pretreatment.words("See www.ORGANISATION_1.org/ada now and later.")
+    glued = [origin for word, origin in zip(words, origins, strict=True) if "org" in word and "ada" in word]
+    assert glued == ["o1"]
+    # The other words still point at the original text they were read from.
+    for origin in origins:
+        if isinstance(origin, Token):
+            assert text[origin.start : origin.end].lower().startswith(origin.lemma[:3])
+
+
+def test_a_new_units_placeholder_never_takes_a_number_an_existing_ladder_holds(attacker, pretreatment):
+    """An entity shown as "a village" may be raised to LOC_1: a unit added meanwhile is LOC_2."""
+    from sanitize_app.engine.reidentification.guided_steps import Ladder, MaskedDocument, Setup, Span
+
+    text = "Ada Quist lived in Harrowgate near Marrowby."
+    town = text.index("Harrowgate")
+    spans = [Span(town, town + 10, "a village", "e1", "LOC", "QUASI", "")]
+    ladders = {"e1": Ladder(["a village", "LOC_1", MASKED], 0)}
+    masking = MaskedDocument(text, spans, ladders, Setup("Ada Quist", attacker, pretreatment, None, None))
+    assert masking.numbers == {"LOC": 1}
+
+
+def test_a_top_k_as_large_as_the_background_is_refused_naming_its_size(attacker, pretreatment):
+    with pytest.raises(ValueError, match="below the 5 people"):
+        masked_guided("doc-ada", attacker, pretreatment, top_k=5)
