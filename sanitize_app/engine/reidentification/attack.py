@@ -4,10 +4,12 @@ is behind each protected document.
 A protected document's person is looked up among the background's people by normalized
 name (case-folded, whitespace collapsed); a document about someone the background does
 not know cannot be re-identified by construction and is skipped with its reason. The rank
-of the true person is 1 + the number of people scored strictly higher (ties favour the
-true person, as the paper's argmax would on a tie it cannot break)."""
+of the true person is 1 + the number of people scored strictly higher: a tie counts as
+naming the person (a risk measure must not be lowered by a tie), and the person comes
+first among the guesses tied with them."""
 
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -28,7 +30,8 @@ SCORED_TOGETHER = 8  # protected documents scored per call (progress moves betwe
 
 
 def normalize_name(name: str) -> str:
-    return " ".join(name.casefold().split())
+    """Case, spacing and Unicode composition aside ("Penélope" typed either way)."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 def fit_attacker(attacker: ReidentificationAttacker, background: Sequence[BackgroundText]) -> float:
@@ -96,7 +99,7 @@ def attack(
 
 def _outcome(attacker, doc: ProtectedText, tokens, row: np.ndarray, person: int, limit: int) -> DocumentOutcome:
     rank = 1 + int(np.sum(row > row[person]))
-    best = sorted(range(len(row)), key=lambda i: (-row[i], i))[:TOP_GUESSES]
+    best = sorted(range(len(row)), key=lambda i: (-row[i], i != person, i))[:TOP_GUESSES]
     outcome = DocumentOutcome(
         doc_id=doc.doc_id,
         person=attacker.people[person],

@@ -5,7 +5,6 @@ for a person is the sum of its windows' logits; what each word adds is measured 
 occlusion. Runs on CUDA when available, else on the CPU (slow: minutes per epoch on
 small backgrounds)."""
 
-import random
 from collections.abc import Sequence
 
 import numpy as np
@@ -107,8 +106,8 @@ class TransformerFtAttacker:
     def fit(self, background: Sequence[BackgroundText]) -> None:
         import torch
 
-        random.seed(self.seed)
-        np.random.seed(self.seed)
+        # torch's generator seeds the new head and dropout; the batch order has its own
+        # generator below (Python's and numpy's global ones belong to the worker).
         torch.manual_seed(self.seed)
         self.people = people_of(background)
         texts, labels = training_windows(

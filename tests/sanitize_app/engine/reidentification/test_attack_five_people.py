@@ -87,3 +87,20 @@ def test_encoder_lr_names_the_people_whose_words_are_kept(pretreatment, five_peo
     assert ranks["doc-ada"] == ranks["doc-bruno"] == ranks["doc-chidi"] == 1
     assert result.attacker == "encoder-lr" and "SHA-256 verified" in result.settings["encoder"]
     assert result.settings["classifier"] == "LogisticRegression" and result.settings["max_tokens"] == 256
+
+
+def test_a_tie_with_the_true_person_counts_as_named_and_lists_them_first():
+    """Scores by hand: Bruno and Ada tie at the top; Ada's rank is 1 (a tie must not
+    lower the risk) and she is the first guess, not Bruno who comes first by order."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from sanitize_app.engine.reidentification.attack import _outcome
+    from sanitize_app.engine.reidentification.types import ProtectedText
+
+    attacker = SimpleNamespace(people=["Bruno Velt", "Ada Quist", "Chidi Okafor"])
+    row = np.array([2.0, 2.0, -1.0])
+    outcome = _outcome(attacker, ProtectedText("d", "Ada Quist", "text"), [], row, 1, 0)
+    assert outcome.rank == 1 and outcome.re_identified
+    assert [name for name, _ in outcome.guesses] == ["Ada Quist", "Bruno Velt", "Chidi Okafor"]

@@ -63,3 +63,10 @@ def test_an_attack_with_nobody_from_the_background_is_refused(pretreatment, five
 def test_an_attack_on_no_documents_is_refused(pretreatment, five_people_tfidf):
     with pytest.raises(ValueError, match="no protected documents"):
         attack(five_people_tfidf, pretreatment, [])
+
+
+def test_a_name_typed_with_decomposed_accents_is_the_same_person():
+    from sanitize_app.engine.reidentification.attack import normalize_name
+
+    composed, decomposed = "Pen\u00e9lope Cruz", "Pene\u0301lope  cruz"
+    assert composed != decomposed and normalize_name(composed) == normalize_name(decomposed)
