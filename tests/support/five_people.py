@@ -5,8 +5,9 @@ town, trade, club, pet, instrument). A protected text is about one of them:
 
 - ``ada``, ``bruno`` and ``chidi`` keep their distinctive words: an attacker trained on
   the background names them first (rank 1);
-- ``dora``'s text has every distinctive word masked by a type label: nothing points at her,
-  so she is not named first (rank > 1);
+- ``dora``'s text has every distinctive word of hers masked by a type label, and it tells
+  of a visit to Bruno's clock tower in Lindenfels: Bruno's words, none of hers, so Bruno
+  is named first and she is not (rank > 1);
 - ``emil``'s text mentions Chidi's distinctive words (a quarrel with a neighbour) as well
   as his own, but twice as many of his own.
 
@@ -81,7 +82,10 @@ PROTECTED = [
     {
         "doc_id": "doc-dora",
         "person": "Dora Lindqvist",
-        "text": "The applicant, a OCCUPATION from LOC, played the MISC and kept a MISC.",
+        "text": (
+            "The applicant, a OCCUPATION from LOC, played the MISC and kept a MISC; "
+            "she once visited the tower clock of Lindenfels."
+        ),
     },
     {
         "doc_id": "doc-emil",
