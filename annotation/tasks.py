@@ -1,6 +1,7 @@
 """Celery tasks: thin wrappers around the domain services."""
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from celery import shared_task
 from django.conf import settings
@@ -284,13 +285,17 @@ def enqueue_layer_risk(layer_id: int, version: int) -> None:
 
     def enqueue():
         if settings.SANITIZE_REIDENTIFICATION.get("in_thread") and celery_app.conf.task_always_eager:
-            threading.Thread(
-                target=_risk_in_thread, args=(layer_id, version), daemon=True, name=f"risk-{layer_id}"
-            ).start()
+            _RISK_THREAD.submit(_risk_in_thread, layer_id, version)
             return
         compute_layer_risk.delay(layer_id, version)
 
     transaction.on_commit(enqueue)
+
+
+# Embedded: one thread for every layer's readings, one at a time, so quick edits queue
+# readings instead of starting attacks that compete with requests; a reading whose layer
+# has moved on ends at once (compute_layer_risk checks the version first).
+_RISK_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="risk")
 
 
 def _risk_in_thread(layer_id: int, version: int) -> None:

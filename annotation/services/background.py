@@ -6,6 +6,7 @@ background corpus stand for web pages; a query returns the best-ranked documents
 contain every phrase (PostgreSQL text search, or SQLite FTS5)."""
 
 import json
+import random
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -110,17 +111,28 @@ def pretreat_stale(collection: str, pretreatment, progress: Progress | None = No
     database (``progress(done, total)`` counts them). Returns how many there were."""
     documents = BackgroundDocument.objects.filter(collection=collection).exclude(pretreatment=pretreatment.key)
     stale = list(documents.order_by("id").values_list("id", flat=True))
-    for start in range(0, len(stale), PRETREATMENT_BATCH):
-        batch = list(BackgroundDocument.objects.filter(pk__in=stale[start : start + PRETREATMENT_BATCH]).only("text"))
-        for document, (words, augmented) in zip(
-            batch, pretreatment.background([document.text for document in batch]), strict=True
-        ):
-            document.pretreated, document.augmented = " ".join(words), " ".join(augmented)
-            document.pretreatment = pretreatment.key
-        BackgroundDocument.objects.bulk_update(batch, ["pretreated", "augmented", "pretreatment"])
+    # Workers that start on the same stale collection at once take its batches in their
+    # own random orders and skip what another has saved meanwhile: they share the work
+    # instead of each doing all of it.
+    starts = list(range(0, len(stale), PRETREATMENT_BATCH))
+    random.shuffle(starts)
+    for done, start in enumerate(starts, start=1):
+        ids = stale[start : start + PRETREATMENT_BATCH]
+        batch = list(BackgroundDocument.objects.filter(pk__in=ids).exclude(pretreatment=pretreatment.key).only("text"))
+        if batch:  # else all saved by another worker meanwhile
+            _pretreat_batch(batch, pretreatment)
         if progress:
-            progress(min(start + PRETREATMENT_BATCH, len(stale)), len(stale))
+            progress(min(done * PRETREATMENT_BATCH, len(stale)), len(stale))
     return len(stale)
+
+
+def _pretreat_batch(batch: list[BackgroundDocument], pretreatment) -> None:
+    for document, (words, augmented) in zip(
+        batch, pretreatment.background([document.text for document in batch]), strict=True
+    ):
+        document.pretreated, document.augmented = " ".join(words), " ".join(augmented)
+        document.pretreatment = pretreatment.key
+    BackgroundDocument.objects.bulk_update(batch, ["pretreated", "augmented", "pretreatment"])
 
 
 def pretreated_file(

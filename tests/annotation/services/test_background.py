@@ -108,3 +108,28 @@ def test_a_pretreated_background_is_still_searched_and_an_empty_one_is_refused(a
     with pytest.raises(DomainError, match="'nobody' has no document") as refused:
         pretreated_background("nobody", pretreatment())
     assert refused.value.field == "background_collection"
+
+
+def test_documents_another_worker_pretreated_meanwhile_are_not_pretreated_again(monkeypatch):
+    """Two workers on one stale collection share it: a batch already saved by the other
+    (its pretreatment key stored) is skipped, not parsed again."""
+    from annotation.services import background
+
+    monkeypatch.setattr(background, "PRETREATMENT_BATCH", 1)
+    BackgroundDocument.objects.bulk_create(
+        BackgroundDocument(collection="c", url=f"c:{i}", title=f"P{i}", text=f"Person {i} text.") for i in range(4)
+    )
+    parsed = []
+
+    class OtherWorkerMeanwhile:
+        key = "test-key"
+
+        def background(self, texts):
+            parsed.extend(texts)
+            # The other worker saves every document but this one while it is parsed.
+            BackgroundDocument.objects.filter(collection="c").exclude(text=texts[0]).update(pretreatment=self.key)
+            return [(["w"], ["a"])]
+
+    assert background.pretreat_stale("c", OtherWorkerMeanwhile()) == 4
+    assert len(parsed) == 1
+    assert set(BackgroundDocument.objects.values_list("pretreatment", flat=True)) == {"test-key"}
