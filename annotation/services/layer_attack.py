@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from sanitize_app.engine.release.engine import build_release_engine
 from sanitize_app.engine.release.inputs import group_mentions
+from sanitize_app.engine.release.rendering import original_offsets
 from sanitize_app.engine.release.types import ReleasedSpan, ReleaseInput, SanitizedDocument
 
 from ..enums import MASKED_IDENTIFIER_TYPES
@@ -34,16 +35,7 @@ def attacked_document(layer: AnnotationLayer) -> SanitizedDocument:
 def to_original(start: int, end: int, spans: Sequence[ReleasedSpan]) -> tuple[int, int] | None:
     """The original offsets of characters ``start:end`` of the sanitized text, or None
     when they touch a replacement (a label, not words of the original)."""
-    shift = 0  # sanitized position - original position, before the current span
-    for span in spans:
-        begins = span.start + shift
-        ends = begins + len(span.replacement)
-        if end <= begins:
-            break
-        if start < ends:
-            return None
-        shift += len(span.replacement) - (span.end - span.start)
-    return start - shift, end - shift
+    return original_offsets(((span.start, span.end, span.replacement) for span in spans), start, end)
 
 
 @dataclass(frozen=True)

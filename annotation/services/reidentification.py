@@ -14,7 +14,6 @@ spans), so the report can open the workspace at it; null when the term lies insi
 replacement (it is then not in the original at all)."""
 
 import time
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -26,7 +25,7 @@ from django.utils import timezone
 
 from sanitize_app.engine.reidentification.attack import attack
 from sanitize_app.engine.reidentification.types import ProtectedText, ReidentificationResult
-from sanitize_app.engine.release.rendering import sanitized_positions
+from sanitize_app.engine.release import rendering
 
 from ..models import Document, ReidentificationOutcome, ReidentificationRun, Release, ReleaseDocument
 from .audit import record_event
@@ -148,17 +147,9 @@ def release_protected(release: Release) -> ProtectedSet:
 
 def original_offsets(spans: Sequence[dict], start: int, end: int) -> tuple[int | None, int | None]:
     """Where [start, end) of the sanitized text is in the original (release ``spans``:
-    offsets into the original, in text order); (None, None) when it touches a replacement."""
-    ordered = sorted(spans, key=lambda span: span["start"])
-    placed = sanitized_positions((span["start"], span["end"], span["replacement"]) for span in ordered)
-    index = bisect_right([position[0] for position in placed], start) - 1  # the last replacement starting at or before
-    if index >= 0 and start < placed[index][1]:
-        return None, None
-    following = index + 1
-    if following < len(placed) and end > placed[following][0]:
-        return None, None
-    shift = 0 if index < 0 else placed[index][1] - ordered[index]["end"]
-    return start - shift, end - shift
+    offsets into the original); (None, None) when it touches a replacement."""
+    ordered = sorted((span["start"], span["end"], span["replacement"]) for span in spans)
+    return rendering.original_offsets(ordered, start, end) or (None, None)
 
 
 class RunProgress:

@@ -64,3 +64,18 @@ def sanitized_positions(replacements: Iterable[tuple[int, int, str]]) -> list[tu
         positions.append((start + shift, start + shift + len(replacement)))
         shift += len(replacement) - (end - start)
     return positions
+
+
+def original_offsets(replacements: Iterable[tuple[int, int, str]], start: int, end: int) -> tuple[int, int] | None:
+    """Where characters ``start:end`` of the sanitized text are in the original
+    (``replacements``: ``(start, end, replacement)`` into the original, in text order), or
+    None when they touch a replacement (words of a label, not of the original)."""
+    shift = 0  # sanitized position - original position, before the current replacement
+    for original_start, original_end, replacement in replacements:
+        begins = original_start + shift
+        if end <= begins:
+            break
+        if start < begins + len(replacement):
+            return None
+        shift += len(replacement) - (original_end - original_start)
+    return start - shift, end - shift

@@ -33,3 +33,15 @@ def test_sanitized_positions_shift_by_each_replacement():
     # "Mr Polat" (0-8) -> "P1" moves later text 6 characters left.
     positions = sanitized_positions([(0, 8, "P1"), (21, 27, "a city")])
     assert positions == [(0, 2), (15, 21)]
+
+
+def test_original_offsets_of_sanitized_characters_by_hand():
+    from sanitize_app.engine.release.rendering import original_offsets
+
+    # "Ada Quist lives in Harrowgate." -> "[PERSON] lives in [LOC]."
+    replacements = [(0, 9, "[PERSON]"), (19, 29, "[LOC]")]
+    assert original_offsets(replacements, 9, 14) == (10, 15)  # "lives": shifted back by 9 - 8
+    assert original_offsets(replacements, 23, 24) == (29, 30)  # the full stop after [LOC]
+    assert original_offsets(replacements, 2, 5) is None  # inside [PERSON]
+    assert original_offsets(replacements, 15, 19) is None  # "in [" crosses into [LOC]
+    assert original_offsets([], 3, 6) == (3, 6)
