@@ -263,12 +263,19 @@ def chart_series(result: dict) -> dict[str, dict[str, float]]:
     for row in result.get("pipeline", {}).get("releases", []):
         for name, measured in row.get("attacks", {}).items():
             series.setdefault(name, {})[f"ours: {row['release']}"] = measured["TRIR"]
-    return {f"{name} (ours, CPU)": values for name, values in series.items()}
+    return {f"{name} (ours, {machine_kind()})": values for name, values in series.items()}
+
+
+def machine_kind() -> str:
+    """What ran the attackers here: the GPU transformer-ft would use, else the CPU."""
+    import torch
+
+    return f"GPU {torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else "CPU"
 
 
 def print_result(result: dict, chart: str) -> None:
     print(f"Pretreatment: {result['pretreatment']} (lemmas, no stop words; augmentation: entities -> labels)")
-    print("Machine: this one (CPU only); published: DistilBERT fine-tuned on a GPU\n")
+    print(f"Machine: this one ({machine_kind()}); published: DistilBERT fine-tuned on a GPU\n")
     print("== 1. WikiActors_50_eval (TRIR % and top-5 %; published = DistilBERT)")
     print_background_table(result["eval"], PUBLISHED)
     lines = target_lines(result["eval"], TARGETS, 0.95)
