@@ -65,6 +65,10 @@ def test_the_result_names_the_attacker_and_its_settings(fitted, pretreatment, fi
     for outcome in result.outcomes:
         assert len(outcome.leaking_terms) <= 3
         assert all(term.weight > 0 for term in outcome.leaking_terms)
+    # Ada's text keeps her town, which only her background names: she is named, and the
+    # town is among the words that gave her away (occlusion, not the linear shortcut).
+    ada = next(o for o in result.outcomes if o.doc_id == "doc-ada")
+    assert ada.rank == 1 and "Harrowgate" in {term.text for term in ada.leaking_terms}
 
 
 def test_occlusion_measures_the_drop_of_the_true_persons_score(fitted):
