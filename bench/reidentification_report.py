@@ -105,7 +105,7 @@ def print_pipeline(pipeline: dict) -> None:
     )
     attackers = pipeline["attackers"]
     header = (
-        f"{'release':<34} {'TPS %':>6} {'masks/doc':>9} {'added/doc':>9}"
+        f"{'release':<34} {'TPS %':>6} {'spans/doc':>9} {'added':>9}"
         + "".join(f" {name + ' TRIR':>16} {'top5':>5}" for name in attackers)
         + f" {'median / p95 s':>15}"
     )
