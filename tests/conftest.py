@@ -28,13 +28,17 @@ def _media_in_tmp(settings, tmp_path):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """The cache outlives database rollbacks: empty it so ids reused by a later test
-    meet no stale keys."""
+    """The cache, and the attackers each process keeps fitted, outlive database
+    rollbacks: empty them so ids reused by a later test meet no stale keys or fits."""
     from django.core.cache import cache
 
+    from annotation.services.reidentification_attackers import forget_fitted
+
     cache.clear()
+    forget_fitted()
     yield
     cache.clear()
+    forget_fitted()
 
 
 @pytest.fixture

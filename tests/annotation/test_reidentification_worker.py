@@ -4,20 +4,15 @@ Redis broker, the real database): its outcomes and TRIR are written by the worke
 import pytest
 
 from annotation.models import ReidentificationRun
-from annotation.services.reidentification_attackers import forget_fitted
 from tests.annotation.test_celery_worker import wait_until, worker  # noqa: F401 - the worker fixture
 from tests.support.five_people import EXPECTED_TRIR
-from tests.support.five_people_corpus import COLLECTION, import_five_people, released_five_people
+from tests.support.five_people_corpus import background_release
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_release_attack_is_done_by_a_real_worker(worker, corpus, people, api):  # noqa: F811
-    forget_fitted()
-    import_five_people()
-    corpus.background_collection = COLLECTION
-    corpus.save()
-    release = released_five_people(corpus)
+    release = background_release(corpus)
     response = api(people["manager"]).post("/api/reidentification-runs/", {"release": release.pk}, format="json")
     assert response.status_code == 202, response.content
     run_id = response.json()["id"]

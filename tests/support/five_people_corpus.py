@@ -20,6 +20,15 @@ def import_five_people(collection: str = COLLECTION) -> None:
     )
 
 
+def background_release(corpus: Corpus, **options) -> Release:
+    """The five-person background as ``corpus``'s background collection, and a release
+    of the protected texts (``released_five_people``'s options)."""
+    import_five_people()
+    corpus.background_collection = COLLECTION
+    corpus.save()
+    return released_five_people(corpus, **options)
+
+
 def released_five_people(corpus: Corpus, *, status: str = Release.Status.SUCCEEDED, reviewer=None) -> Release:
     """A release of ``corpus`` (documents created) whose texts are the protected ones;
     with ``reviewer``, each document has a reviewed layer of theirs (the release's source)."""

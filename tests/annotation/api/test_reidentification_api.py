@@ -6,27 +6,16 @@ import pytest
 
 from annotation.enums import Role
 from annotation.models import CorpusMembership, ReidentificationRun
-from annotation.services.reidentification_attackers import forget_fitted
 from tests.conftest import make_user
 from tests.support.five_people import EXPECTED_TRIR
-from tests.support.five_people_corpus import COLLECTION, import_five_people, released_five_people
+from tests.support.five_people_corpus import COLLECTION, background_release
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_tasks")]
 
 
-@pytest.fixture(autouse=True)
-def _no_fitted_attacker_left():
-    forget_fitted()
-    yield
-    forget_fitted()
-
-
 @pytest.fixture
 def release(corpus, people):
-    import_five_people()
-    corpus.background_collection = COLLECTION
-    corpus.save()
-    return released_five_people(corpus)
+    return background_release(corpus)
 
 
 def start(client, release, capture, **extra):

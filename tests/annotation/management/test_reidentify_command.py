@@ -8,16 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import ReidentificationRun
-from annotation.services.reidentification_attackers import forget_fitted
 from tests.support.five_people import BACKGROUND, EXPECTED_TRIR, PROTECTED
 from tests.support.five_people_corpus import COLLECTION, import_five_people
-
-
-@pytest.fixture(autouse=True)
-def _no_fitted_attacker_left():
-    forget_fitted()
-    yield
-    forget_fitted()
 
 
 @pytest.fixture

@@ -10,22 +10,12 @@ from annotation.services.errors import DomainError
 from annotation.services.reidentification import original_offsets, run_attack, start_release_attack
 from annotation.services.reidentification_attackers import forget_fitted, pretreatment
 from tests.support.five_people import EXPECTED_RE_IDENTIFIED, EXPECTED_TRIR, PROTECTED
-from tests.support.five_people_corpus import COLLECTION, import_five_people, released_five_people
-
-
-@pytest.fixture(autouse=True)
-def _no_fitted_attacker_left():
-    forget_fitted()  # database ids are reused between tests: never read another test's fit
-    yield
-    forget_fitted()
+from tests.support.five_people_corpus import COLLECTION, background_release, import_five_people, released_five_people
 
 
 @pytest.fixture
 def release(corpus, people):
-    import_five_people()
-    corpus.background_collection = COLLECTION
-    corpus.save()
-    return released_five_people(corpus)
+    return background_release(corpus)
 
 
 def refused_field(call) -> str:

@@ -12,28 +12,17 @@ from django.test.utils import CaptureQueriesContext
 from annotation.enums import Role
 from annotation.models import AnnotationLayer, CorpusMembership, ReidentificationRun, Release
 from annotation.services.reidentification import run_attack, start_release_attack
-from annotation.services.reidentification_attackers import forget_fitted
 from tests.conftest import make_user
 from tests.frontend.conftest import client_for
 from tests.support.five_people import PROTECTED
-from tests.support.five_people_corpus import COLLECTION, import_five_people, released_five_people
+from tests.support.five_people_corpus import COLLECTION, background_release
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_tasks")]
 
 
-@pytest.fixture(autouse=True)
-def _no_fitted_attacker_left():
-    forget_fitted()
-    yield
-    forget_fitted()
-
-
 @pytest.fixture
 def release(corpus, people):
-    import_five_people()
-    corpus.background_collection = COLLECTION
-    corpus.save()
-    return released_five_people(corpus, reviewer=people["rita"])
+    return background_release(corpus, reviewer=people["rita"])
 
 
 def attacked(release, user) -> ReidentificationRun:
