@@ -32,21 +32,35 @@ def _slug(text: str) -> str:
     return re.sub(r"[^\w]+", "_", text.strip().lower()).strip("_")
 
 
+def json_objects(path: Path) -> list[dict]:
+    """The objects of a file holding a JSON list of objects (pandas ``orient="records"``),
+    one object, or JSON lines; DomainError (field "file") naming what is wrong."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DomainError(f"{path} cannot be read: {exc}", field="file") from None
+    try:
+        data = json.loads(raw)
+        rows = data if isinstance(data, list) else [data]
+    except json.JSONDecodeError:
+        try:
+            rows = [json.loads(line) for line in raw.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise DomainError(f"{path.name} is neither JSON nor JSON lines: {exc}", field="file") from None
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, dict):
+            raise DomainError(f"{path.name}: row {number} is not an object.", field="file")
+    return rows
+
+
 def _rows(path: Path, collection: str) -> Iterator[dict]:
     """Rows of a background file: a JSON list of WikiActors rows (``name``,
     ``public_knowledge``) or of ``{"title", "url", "text"}`` objects, or JSON lines."""
-    raw = path.read_text(encoding="utf-8")
     try:
-        data = json.loads(raw)
-        items = data if isinstance(data, list) else [data]
-    except json.JSONDecodeError:
-        try:
-            items = [json.loads(line) for line in raw.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise TabImportError([Problem(f"{path.name} is neither JSON nor JSON lines: {exc}")]) from None
+        items = json_objects(path)
+    except DomainError as exc:
+        raise TabImportError([Problem(exc.message)]) from None
     for number, item in enumerate(items, start=1):
-        if not isinstance(item, dict):
-            raise TabImportError([Problem(f"{path.name}: row {number} is not an object")])
         text = item.get("text") or item.get("public_knowledge")
         title = item.get("title") or item.get("name") or ""
         if not isinstance(text, str) or not text.strip():

@@ -9,12 +9,12 @@
   persons ``name``. A row whose cell is empty (the frame's ``dev_abstract`` is often
   null) is left out, with why."""
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sanitize_app.engine.reidentification.types import ProtectedText
 
+from .background import json_objects
 from .errors import DomainError
 
 PERSON = "name"
@@ -28,22 +28,8 @@ class ProtectedFile:
 
 
 def read_rows(path: Path) -> list[dict]:
-    """A JSON list of objects (pandas ``orient="records"``) or JSON lines."""
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DomainError(f"{path} cannot be read: {exc}", field="file") from None
-    try:
-        data = json.loads(raw)
-        rows = data if isinstance(data, list) else [data]
-    except json.JSONDecodeError:
-        try:
-            rows = [json.loads(line) for line in raw.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise DomainError(f"{path.name} is neither JSON nor JSON lines: {exc}", field="file") from None
-    for number, row in enumerate(rows, start=1):
-        if not isinstance(row, dict):
-            raise DomainError(f"{path.name}: row {number} is not an object.", field="file")
+    """The file's objects (``background.json_objects``); a file with none is refused."""
+    rows = json_objects(path)
     if not rows:
         raise DomainError(f"{path.name} has no row.", field="file")
     return rows
