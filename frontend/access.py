@@ -6,7 +6,7 @@ from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
 from annotation import permissions as policy
-from annotation.models import Corpus
+from annotation.models import Corpus, Release
 
 
 def managed_corpus(request: HttpRequest, pk: int, refusal: str) -> Corpus:
@@ -14,6 +14,17 @@ def managed_corpus(request: HttpRequest, pk: int, refusal: str) -> Corpus:
     if not policy.is_manager(request.user, corpus):
         raise PermissionDenied(refusal)
     return corpus
+
+
+def managed_releases(user):
+    """The releases of the corpora ``user`` manages (others' are answered 404)."""
+    return Release.objects.filter(corpus__in=policy.managed_corpora(user)).select_related(
+        "corpus", "created_by", "annotator"
+    )
+
+
+def managed_release(request: HttpRequest, pk: int) -> Release:
+    return get_object_or_404(managed_releases(request.user), pk=pk)
 
 
 def posted_id(request: HttpRequest, name: str) -> int:

@@ -5,19 +5,19 @@ that gave the re-identified ones away, each a link to where it is in the workspa
 Managers of the release's corpus only: the release is looked up through the user's
 managed corpora on every request (404 otherwise, as on the other release pages)."""
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from annotation import permissions as policy
 from annotation.models import ReidentificationOutcome, ReidentificationRun, Release
 from annotation.services.errors import DomainError
+from annotation.services.reidentification_attackers import attacker_name
 from annotation.services.reidentification_report import has_background, newest_run, source_layers
 from annotation.tasks import submit_release_attack
 
+from .access import managed_release
 from .setting_text import setting_text
 
 ATTACKER_HELP = {
@@ -25,13 +25,6 @@ ATTACKER_HELP = {
     ReidentificationRun.Attacker.ENCODER_LR: "minutes; closer to the published risk levels",
     ReidentificationRun.Attacker.TRANSFORMER_FT: "the published attacker's kind: a GPU's work",
 }
-
-
-def _managed_release(request, pk: int) -> Release:
-    releases = Release.objects.filter(corpus__in=policy.managed_corpora(request.user)).select_related(
-        "corpus", "annotator"
-    )
-    return get_object_or_404(releases, pk=pk)
 
 
 def term_link(outcome: ReidentificationOutcome, term: dict, layer_pk: int | None) -> str:
@@ -67,7 +60,7 @@ def panel_context(release: Release) -> dict:
     """The panel's context (``reid``): whether an attack can start, the newest run, and
     its report once it succeeded."""
     run = newest_run(release)
-    default = settings.SANITIZE_REIDENTIFICATION.get("attacker") or ReidentificationRun.Attacker.TFIDF_SVC
+    default = attacker_name()
     panel = {
         "release": release,
         "background": has_background(release),
@@ -90,7 +83,7 @@ def panel_context(release: Release) -> dict:
 @require_http_methods(["GET", "POST"])
 def release_reidentification(request, pk: int):
     """GET: the panel (polled while a run is under way). POST: start a run."""
-    release = _managed_release(request, pk)
+    release = managed_release(request, pk)
     if request.method == "POST":
         try:
             submit_release_attack(release, attacker=request.POST.get("attacker", ""), actor=request.user)

@@ -15,7 +15,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
-from annotation import permissions as policy
 from annotation.models import Release, ReleaseDocument
 from annotation.services import releases as release_service
 from annotation.services.errors import DomainError
@@ -24,7 +23,7 @@ from annotation.services.release_exports import export_release
 from annotation.tasks import submit_release
 from sanitize_app.engine.release.types import PATHS
 
-from .access import managed_corpus
+from .access import managed_corpus, managed_release
 from .reidentification_views import panel_context
 from .release_forms import STRATEGY_SHORT, ReleaseForm
 from .release_segments import SpansDoNotFit, decision_trail, side_by_side
@@ -37,16 +36,6 @@ DOWNLOADS = {
     "tri": "TRI frame (name, text)",
 }
 DOCUMENTS_PER_PAGE = 100
-
-
-def _managed_releases(user):
-    return Release.objects.filter(corpus__in=policy.managed_corpora(user)).select_related(
-        "corpus", "created_by", "annotator"
-    )
-
-
-def _managed_release(request, pk: int) -> Release:
-    return get_object_or_404(_managed_releases(request.user), pk=pk)
 
 
 def llm_note() -> dict:
@@ -136,7 +125,7 @@ def _attack_guided_text(guided: dict) -> str:
 @login_required
 @require_GET
 def release_detail(request, pk: int):
-    release = _managed_release(request, pk)
+    release = managed_release(request, pk)
     context = {
         "release": release,
         "counts": release_service.release_counts(release),
@@ -159,7 +148,7 @@ def release_detail(request, pk: int):
 @login_required
 @require_GET
 def release_download(request, pk: int, fmt: str):
-    release = _managed_release(request, pk)
+    release = managed_release(request, pk)
     if fmt not in DOWNLOADS:
         raise Http404(f"There is no release file of format {fmt!r}.")
     try:  # refused while the release is not succeeded: its files would be partial
@@ -190,7 +179,7 @@ def _neighbours(release: Release, doc_pk: int) -> dict:
 @login_required
 @require_GET
 def release_document(request, pk: int, doc_pk: int):
-    release = _managed_release(request, pk)
+    release = managed_release(request, pk)
     item = get_object_or_404(release.documents.select_related("document"), document_id=doc_pk)
     decisions = list(item.decisions.all())
     context = {"release": release, "item": item, "document": item.document, **_neighbours(release, doc_pk)}

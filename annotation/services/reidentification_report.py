@@ -5,9 +5,8 @@ number of queries, however many releases or documents."""
 
 from collections.abc import Iterable
 
-from ..enums import FINISHED_LAYER_STATUSES
-from ..models import AnnotationLayer, BackgroundDocument, ReidentificationRun, Release
-from .release_sources import STATUS_PREFERENCE
+from ..models import BackgroundDocument, ReidentificationRun, Release
+from .release_sources import source_layer_ids
 
 
 def newest_succeeded_runs(release_ids: Iterable[int]) -> dict[int, ReidentificationRun]:
@@ -31,17 +30,5 @@ def has_background(release: Release) -> bool:
 
 
 def source_layers(release: Release, document_ids: Iterable[int]) -> dict[int, int]:
-    """The layer each document's release used (a layer source's rule, as
-    ``release_sources.source_layer`` applies it), by document id; none for a release of
-    pre-annotations. One query."""
-    if release.source == Release.Source.PREANNOTATION:
-        return {}
-    layers = AnnotationLayer.objects.filter(document_id__in=list(document_ids), status__in=FINISHED_LAYER_STATUSES)
-    if release.source == Release.Source.ANNOTATOR:
-        layers = layers.filter(annotator_id=release.annotator_id)
-    chosen: dict[int, tuple] = {}
-    for pk, document_id, status, position in layers.values_list("pk", "document_id", "status", "position"):
-        rank = (STATUS_PREFERENCE[status], position, pk)
-        if document_id not in chosen or rank < chosen[document_id]:
-            chosen[document_id] = rank
-    return {document_id: rank[2] for document_id, rank in chosen.items()}
+    """The layer each document's release used, by document id (one query)."""
+    return source_layer_ids(document_ids, release.source, release.annotator_id)

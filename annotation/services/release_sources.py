@@ -95,12 +95,33 @@ def plan_source(corpus: Corpus, source: str, annotator: AbstractBaseUser | None 
     return plan
 
 
+def _preference(status: str, position: int, pk: int) -> tuple:
+    """The order of ``REVIEWED_RULE`` (the smallest is released)."""
+    return STATUS_PREFERENCE[status], position, pk
+
+
+def source_layer_ids(document_ids: Iterable[int], source: str, annotator_id: int | None = None) -> dict[int, int]:
+    """The layer a layer source releases for each of ``document_ids`` (the rule of
+    ``source_layer``), by document id: one query for them all; none for pre-annotations."""
+    if source == Release.Source.PREANNOTATION:
+        return {}
+    layers = AnnotationLayer.objects.filter(document_id__in=list(document_ids), status__in=FINISHED_LAYER_STATUSES)
+    if source == Release.Source.ANNOTATOR:
+        layers = layers.filter(annotator_id=annotator_id)
+    chosen: dict[int, tuple] = {}
+    for pk, document_id, status, position in layers.values_list("pk", "document_id", "status", "position"):
+        rank = _preference(status, position, pk)
+        if document_id not in chosen or rank < chosen[document_id]:
+            chosen[document_id] = rank
+    return {document_id: rank[2] for document_id, rank in chosen.items()}
+
+
 def source_layer(document: Document, source: str, annotator: AbstractBaseUser | None = None) -> AnnotationLayer:
     """The finished layer of ``document`` a layer source releases (see the module's rule)."""
     layers = AnnotationLayer.objects.filter(document=document, status__in=FINISHED_LAYER_STATUSES)
     if source == Release.Source.ANNOTATOR:
         layers = layers.filter(annotator=annotator)
-    candidates = sorted(layers, key=lambda layer: (STATUS_PREFERENCE[layer.status], layer.position, layer.pk))
+    candidates = sorted(layers, key=lambda layer: _preference(layer.status, layer.position, layer.pk))
     if not candidates:
         who = f" by {annotator.get_username()}" if source == Release.Source.ANNOTATOR and annotator else ""
         raise DomainError(f"Document {document.doc_id} has no finished layer{who}.", field="source")
