@@ -115,8 +115,6 @@ def guided_masking(
     fitted; ``pretreatment`` is the one it was fitted with; ``entities`` finds the named
     entities that words grow into (e.g. ``spacy_entities(pretreatment.nlp)``; None: words
     only). ValueError when the attacker's background does not know ``person``."""
-    if top_k < 1:
-        raise ValueError(f"top_k must be at least 1 (got {top_k})")
     numbering = PlaceholderNumbering(document.entities)
     spans = [
         Span(s.start, s.end, s.replacement, s.entity_key or f"span-{n}", s.entity_type, s.identifier_type, s.reason)
@@ -201,8 +199,6 @@ def suggest(
     disjoint (start, end, replacement) into ``text``), in order, each with its unit,
     offsets, type, chosen replacement and the ranks before and after it; ``document`` is
     None. ValueError when the background does not know ``person``."""
-    if top_k < 1:
-        raise ValueError(f"top_k must be at least 1 (got {top_k})")
     spans = [Span(s, e, r, f"mask-{n}", "MISC", "QUASI", "") for n, (s, e, r) in enumerate(sorted(masked))]
     setup = Setup(person, attacker, pretreatment, candidates, entities)
     masking = MaskedDocument(text, spans, {}, setup)

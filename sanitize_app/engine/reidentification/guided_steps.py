@@ -249,6 +249,8 @@ def placeholder_numbers(replacements) -> dict[str, int]:
 def run(masking: MaskedDocument, top_k: int, step_limit: int) -> tuple[int, int, list[GuidedStep], str]:
     """(initial rank, final rank, steps, why it stopped)."""
     people = len(masking.setup.attacker.people)
+    if top_k < 1:
+        raise ValueError(f"top_k must be at least 1 (got {top_k})")
     if top_k >= people:
         raise ValueError(f"top_k {top_k} must be below the {people} people of the background: no rank is above it")
     steps: list[GuidedStep] = []
