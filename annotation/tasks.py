@@ -1,6 +1,7 @@
 """Celery tasks: thin wrappers around the domain services."""
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from celery import shared_task
@@ -123,6 +124,28 @@ def sanitize_release_documents(release_id: int, document_ids: list[int]) -> dict
     return releases.run_batch(release_id, document_ids)
 
 
+def embedded_thread(work_settings: dict) -> bool:
+    """Whether long work runs in a thread of this process: embedded (no broker, tasks
+    eager) and the work's settings say ``in_thread``."""
+    return bool(work_settings.get("in_thread")) and celery_app.conf.task_always_eager
+
+
+def in_thread(name: str, work: Callable, *args, on: ThreadPoolExecutor | None = None) -> None:
+    """``work(*args)`` in a daemon thread named ``name`` (or queued ``on`` an executor),
+    closing the thread's database connection when it ends."""
+
+    def run() -> None:
+        try:
+            work(*args)
+        finally:
+            connection.close()
+
+    if on is not None:
+        on.submit(run)
+    else:
+        threading.Thread(target=run, daemon=True, name=name).start()
+
+
 def submit_release(
     corpus: Corpus,
     *,
@@ -143,25 +166,19 @@ def submit_release(
     )
 
     def enqueue():
-        if settings.SANITIZE_RELEASE.get("in_thread") and celery_app.conf.task_always_eager:
+        if embedded_thread(settings.SANITIZE_RELEASE):
             # Embedded: no worker, and a corpus takes a minute or more; a thread keeps the
             # page answering (and its progress bar moving) while the batches run.
-            threading.Thread(
-                target=_release_in_thread, args=(release.pk,), daemon=True, name=f"release-{release.pk}"
-            ).start()
-            return
+            return in_thread(f"release-{release.pk}", _run_release_now, release.pk)
         enqueue_release(release)
 
     transaction.on_commit(enqueue)
     return release
 
 
-def _release_in_thread(release_id: int) -> None:
-    try:
-        for batch in release_batches(Release.objects.get(pk=release_id)):
-            releases.run_batch(release_id, batch)
-    finally:
-        connection.close()
+def _run_release_now(release_id: int) -> None:
+    for batch in release_batches(Release.objects.get(pk=release_id)):
+        releases.run_batch(release_id, batch)
 
 
 def release_batches(release: Release) -> list[list[int]]:
@@ -199,22 +216,14 @@ def submit_release_attack(
     run = reidentification.start_release_attack(release, attacker=attacker, user=actor)
 
     def enqueue():
-        if settings.SANITIZE_REIDENTIFICATION.get("in_thread") and celery_app.conf.task_always_eager:
+        if embedded_thread(settings.SANITIZE_REIDENTIFICATION):
             # Embedded: pretreating a background takes minutes the first time; the page
             # keeps answering (and shows the stage) while the thread works.
-            threading.Thread(target=_attack_in_thread, args=(run.pk,), daemon=True, name=f"reidentify-{run.pk}").start()
-            return
+            return in_thread(f"reidentify-{run.pk}", reidentification.run_attack, run.pk)
         reidentify_release_run.delay(run.pk)
 
     transaction.on_commit(enqueue)
     return run
-
-
-def _attack_in_thread(run_id: int) -> None:
-    try:
-        reidentification.run_attack(run_id)
-    finally:
-        connection.close()
 
 
 # A hard limit a minute past the training's own and the comparison's that follows it:
@@ -238,23 +247,15 @@ def submit_training(
     model = training.start_training(corpus, kind, actor=actor, trigger=trigger)
 
     def enqueue():
-        if settings.SANITIZE_TRAINING.get("in_thread") and celery_app.conf.task_always_eager:
+        if embedded_thread(settings.SANITIZE_TRAINING):
             # Embedded: no worker, and a training takes minutes; a thread keeps the
             # page answering (and showing progress) while it trains.
-            threading.Thread(target=_train_in_thread, args=(model.pk,), daemon=True, name=f"train-{model.pk}").start()
-            return
+            return in_thread(f"train-{model.pk}", training.run_training, model.pk)
         result = train_model.delay(model.pk)
         TrainedModel.objects.filter(pk=model.pk).update(task_id=result.id or "")
 
     transaction.on_commit(enqueue)
     return model
-
-
-def _train_in_thread(model_id: int) -> None:
-    try:
-        training.run_training(model_id)
-    finally:
-        connection.close()
 
 
 @shared_task(name="annotation.tasks.retrain_due_models")
@@ -279,27 +280,19 @@ def compute_layer_risk(layer_id: int, version: int) -> dict:
     return {"layer": layer_id, "version": version, "state": reading.state if reading else "obsolete"}
 
 
-def enqueue_layer_risk(layer_id: int, version: int) -> None:
-    """After the current transaction commits: to a worker, or (embedded, with
-    ``SANITIZE_REIDENTIFICATION["in_thread"]``) to a thread of this process, as releases do."""
-
-    def enqueue():
-        if settings.SANITIZE_REIDENTIFICATION.get("in_thread") and celery_app.conf.task_always_eager:
-            _RISK_THREAD.submit(_risk_in_thread, layer_id, version)
-            return
-        compute_layer_risk.delay(layer_id, version)
-
-    transaction.on_commit(enqueue)
-
-
 # Embedded: one thread for every layer's readings, one at a time, so quick edits queue
 # readings instead of starting attacks that compete with requests; a reading whose layer
 # has moved on ends at once (compute_layer_risk checks the version first).
 _RISK_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="risk")
 
 
-def _risk_in_thread(layer_id: int, version: int) -> None:
-    try:
-        risk_meter.compute_layer_risk(layer_id, version)
-    finally:
-        connection.close()
+def enqueue_layer_risk(layer_id: int, version: int) -> None:
+    """After the current transaction commits: to a worker, or (embedded, with
+    ``SANITIZE_REIDENTIFICATION["in_thread"]``) to a thread of this process, as releases do."""
+
+    def enqueue():
+        if embedded_thread(settings.SANITIZE_REIDENTIFICATION):
+            return in_thread(f"risk-{layer_id}", risk_meter.compute_layer_risk, layer_id, version, on=_RISK_THREAD)
+        compute_layer_risk.delay(layer_id, version)
+
+    transaction.on_commit(enqueue)
