@@ -1,0 +1,23 @@
+"""The progress of any job, for the page that shows it (``{% job_progress job %}``
+polls here). Only the managers of the job's corpus see it; others get a 404."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from annotation import permissions as policy
+from annotation.services import jobs
+
+from .templatetags.jobs import job_progress as progress_context
+
+
+@login_required
+@require_GET
+def job_progress(request, kind: str, pk: int):
+    if kind not in jobs.KINDS:
+        raise Http404(f"No kind of job {kind!r}.")
+    model = jobs.KINDS[kind].model
+    job = get_object_or_404(model.objects.filter(corpus__in=policy.managed_corpora(request.user)), pk=pk)
+    context = progress_context(job, label=request.GET.get("label", "")[:100])
+    return render(request, "frontend/partials/job_progress.html", context)
