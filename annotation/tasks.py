@@ -1,5 +1,6 @@
 """Celery tasks: thin wrappers around the domain services."""
 
+import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,19 +22,24 @@ from .models import (
     ReidentificationRun,
     Release,
     ReleaseDocument,
+    ReportJob,
     RunDocument,
     TrainedModel,
 )
 from .services import (
     import_jobs,
+    jobs,
     masked_review,
     model_comparison,
     preannotation,
     reidentification,
     releases,
+    reports,
     risk_meter,
     training,
 )
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="annotation.tasks.run_import_job", acks_late=True)
@@ -262,14 +268,62 @@ def submit_training(
 def retrain_due_models() -> list[str]:
     """Celery beat: start the trainings that enough newly finished layers made due. With
     SANITIZE_TRAINING["auto_promote"], each is promoted at its end only when it needs no
-    written reason (``services.promotion.auto_promote``): never a model that is worse."""
-    training.fail_lost_trainings()
+    written reason (``services.promotion.auto_promote``): never a model that is worse.
+    A corpus whose check fails is logged and skipped: the others are still trained."""
     started = []
     for corpus in Corpus.objects.all():
-        for kind in training.due_trainings(corpus):
-            model = submit_training(corpus, kind, trigger="schedule")
-            started.append(f"{corpus.name}: {model.label}")
+        try:
+            for kind in training.due_trainings(corpus):
+                model = submit_training(corpus, kind, trigger="schedule")
+                started.append(f"{corpus.name}: {model.label}")
+        except Exception:  # noqa: BLE001 - one corpus must not stop the tick for the others
+            logger.exception("Scheduled retraining of corpus %s failed", corpus.pk)
+            started.append(f"{corpus.name}: failed, see the worker's log")
     return started
+
+
+@shared_task(name="annotation.tasks.sweep_stalled_jobs")
+def sweep_stalled_jobs() -> list[str]:
+    """Celery beat: send again (or fail) the jobs whose worker was lost. One sweep at a
+    time across hosts (``services.jobs.sweep_stalled`` holds a lock in the shared cache)."""
+    return jobs.sweep_stalled()
+
+
+def _register_job_kinds() -> None:
+    """How the sweeper sends each kind of job again (``services.jobs``)."""
+    jobs.register(jobs.JobKind("import", ImportJob, lambda job: run_import_job.delay(job.pk)))
+    jobs.register(jobs.JobKind("training", TrainedModel, lambda job: train_model.delay(job.pk)))
+    jobs.register(
+        jobs.JobKind("reidentification", ReidentificationRun, lambda job: reidentify_release_run.delay(job.pk))
+    )
+    jobs.register(jobs.JobKind("report", ReportJob, lambda job: run_report.delay(job.pk)))
+    jobs.register(
+        jobs.JobKind(
+            "preannotation",
+            PreannotationRun,
+            lambda run, ids: preannotate_documents.delay(run.pk, ids),
+            step_model=RunDocument,
+            steps="run",
+            settle=preannotation.finish_if_complete,
+        )
+    )
+    jobs.register(
+        jobs.JobKind(
+            "release",
+            Release,
+            lambda release, ids: sanitize_release_documents.delay(release.pk, ids),
+            step_model=ReleaseDocument,
+            steps="release",
+            settle=releases.finish_if_complete,
+        )
+    )
+
+
+@shared_task(name="annotation.tasks.run_report", acks_late=True)
+def run_report(job_id: int) -> dict:
+    """Compute one report (evaluation, comparison, agreement). Safe to redeliver: a
+    report job is claimed once (``services.jobs.claim``)."""
+    return reports.run_report(job_id)
 
 
 @shared_task(name="annotation.tasks.compute_layer_risk", acks_late=True)
@@ -296,3 +350,6 @@ def enqueue_layer_risk(layer_id: int, version: int) -> None:
         compute_layer_risk.delay(layer_id, version)
 
     transaction.on_commit(enqueue)
+
+
+_register_job_kinds()

@@ -7,6 +7,7 @@ from . import (
     dashboard_views,
     evaluation_views,
     export_views,
+    job_views,
     preannotation_views,
     progress_views,
     reassign_views,
@@ -23,6 +24,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("corpora/<int:pk>/", views.corpus_detail, name="corpus-detail"),
+    path("jobs/<str:kind>/<int:pk>/progress/", job_views.job_progress, name="job-progress"),
     path("corpora/<int:pk>/audit/", views.corpus_audit, name="corpus-audit"),
     path("corpora/<int:pk>/agreement/", dashboard_views.corpus_agreement_page, name="corpus-agreement"),
     path(

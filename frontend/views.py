@@ -16,7 +16,7 @@ from annotation.services import notifications
 from annotation.services.active_learning import most_uncertain_first
 from annotation.services.corpora import background_collections
 from annotation.services.errors import DomainError
-from annotation.services.import_jobs import documents_done
+from annotation.services.import_jobs import done
 from annotation.tasks import submit_import_job
 
 from .access import managed_corpus
@@ -201,7 +201,7 @@ def import_job_detail(request, pk: int):
     )
     context = {
         "job": job,
-        "done": documents_done(job),
+        "done": done(job),
         "finished": job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED),
     }
     template = "frontend/partials/import_job_status.html" if request.htmx else "frontend/import_job.html"

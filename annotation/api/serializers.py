@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from ..enums import LayerStatus, Role
 from ..models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ImportJob
-from ..services.import_jobs import documents_done
+from ..services.import_jobs import done
 from .annotation_serializers import LayerVersionField
 from .fields import IdField, UsernameField, VisibleCorpusField
 
@@ -105,7 +105,7 @@ class AuditEventSerializer(serializers.ModelSerializer):
 
 
 class ImportJobSerializer(serializers.ModelSerializer):
-    documents_done = serializers.SerializerMethodField(help_text="Documents read so far (live while running).")
+    done = serializers.SerializerMethodField(help_text="Documents read so far (live while running).")
 
     class Meta:
         model = ImportJob
@@ -117,13 +117,13 @@ class ImportJobSerializer(serializers.ModelSerializer):
             "status",
             "created_at",
             "finished_at",
-            "documents_done",
+            "done",
             "summary",
             "error",
         ]
 
-    def get_documents_done(self, job: ImportJob) -> int:
-        return documents_done(job)
+    def get_done(self, job: ImportJob) -> int:
+        return done(job)
 
 
 class ImportUploadSerializer(serializers.Serializer):

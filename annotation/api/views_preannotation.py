@@ -25,7 +25,7 @@ class PreannotationRunSerializer(serializers.ModelSerializer):
             "created_at",
             "finished_at",
             "model_version",
-            "documents_total",
+            "total",
             "engine",
             "progress",
         ]

@@ -55,7 +55,7 @@ class ReleaseSerializer(serializers.ModelSerializer):
             "created_by",
             "created_at",
             "finished_at",
-            "documents_total",
+            "total",
             "progress",
             "settings",
             "metrics",

@@ -5,11 +5,13 @@ from .background import BackgroundDocument
 from .corpus import Corpus, CorpusMembership
 from .document import Document
 from .imports import ImportJob
+from .job import FINISHED_JOB_STATUSES, JobStatus, StepStatus
 from .layer import AnnotationLayer, ReviewAssignment, ReviewPair
 from .mention import Entity, Mention, MentionLink
 from .preannotation import PreannotationRun, Prediction, RunDocument
 from .reidentification import ReidentificationOutcome, ReidentificationRun
 from .release import Release, ReleaseDecision, ReleaseDocument
+from .report import ReportJob, ReportKind
 from .review import MaskedReview
 from .review_notes import ReviewComment, ReviewThread
 from .training import TrainedModel
@@ -22,7 +24,9 @@ __all__ = [
     "CorpusMembership",
     "Document",
     "Entity",
+    "FINISHED_JOB_STATUSES",
     "ImportJob",
+    "JobStatus",
     "MaskedReview",
     "Mention",
     "MentionLink",
@@ -33,10 +37,13 @@ __all__ = [
     "Release",
     "ReleaseDecision",
     "ReleaseDocument",
+    "ReportJob",
+    "ReportKind",
     "ReviewAssignment",
     "ReviewComment",
     "ReviewPair",
     "ReviewThread",
     "RunDocument",
+    "StepStatus",
     "TrainedModel",
 ]

@@ -9,26 +9,19 @@ from django.db.models import Q
 from ..enums import ConfidentialStatus, EntityType, IdentifierType
 from .corpus import Corpus
 from .document import Document
+from .job import Job, JobStep
 
 
-class PreannotationRun(models.Model):
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
+class PreannotationRun(Job):
+    """``total`` is the number of documents of the run, ``done`` those finished."""
 
     corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="preannotation_runs")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     model_version = models.CharField(
         max_length=100, default="rules", help_text="Which models produced the predictions."
     )
-    documents_total = models.PositiveIntegerField(default=0)
     # What the engine could use on this run: recognizer, indicators (available or why not).
     engine = models.JSONField(default=dict, blank=True)
 
@@ -36,26 +29,14 @@ class PreannotationRun(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"pre-annotation run {self.pk} of {self.corpus} ({self.status}, {self.documents_total} documents)"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
+        return f"pre-annotation run {self.pk} of {self.corpus} ({self.status}, {self.total} documents)"
 
 
-class RunDocument(models.Model):
+class RunDocument(JobStep):
     """One document of a run: done once (a redelivered task does not count twice)."""
-
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
 
     run = models.ForeignKey(PreannotationRun, on_delete=models.CASCADE, related_name="run_documents")
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    error = models.TextField(blank=True)
-    seconds = models.FloatField(default=0.0)
     predictions = models.PositiveIntegerField(default=0)
 
     class Meta:

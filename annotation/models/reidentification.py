@@ -6,11 +6,11 @@ rank of the true person per document and the terms that gave each one away)."""
 from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
 
 from .corpus import Corpus
 from .document import Document
-from .release import Release, ReleaseStatus
+from .job import Job, JobStatus
+from .release import Release
 
 
 class ReidentificationSource(models.TextChoices):
@@ -24,10 +24,12 @@ class Attacker(models.TextChoices):
     TRANSFORMER_FT = "transformer-ft", "Fine-tuned transformer"
 
 
-class ReidentificationRun(models.Model):
+class ReidentificationRun(Job):
+    """``stage`` says what the run does ("pretreating the background", "training",
+    "attacking"); ``done`` of ``total`` counts that stage's units."""
+
     Source = ReidentificationSource
     Attacker = Attacker
-    Status = ReleaseStatus  # one set of job statuses (pending, running, succeeded, failed)
 
     corpus = models.ForeignKey(
         Corpus, null=True, blank=True, on_delete=models.CASCADE, related_name="reidentification_runs"
@@ -42,21 +44,11 @@ class ReidentificationRun(models.Model):
     attacker = models.CharField(max_length=20, choices=Attacker.choices, default=Attacker.TFIDF_SVC)
     # What the attacker used (windows, C, model, seed ...): every figure names its attacker.
     settings = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    # Progress: the stage in words ("pretreating the background", "training", "attacking")
-    # and how far it is (done of total units of that stage).
-    stage = models.CharField(max_length=100, blank=True)
-    done = models.PositiveIntegerField(default=0)
-    total = models.PositiveIntegerField(default=0)
     # ReidentificationResult.summary(): TRIR, top5, n, attacker, people, random_baseline, seconds, skipped.
     results = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
     created_by = models.ForeignKey(
         django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -65,7 +57,7 @@ class ReidentificationRun(models.Model):
                 condition=Q(source__in=ReidentificationSource.values), name="reidentification_source_valid"
             ),
             models.CheckConstraint(condition=Q(attacker__in=Attacker.values), name="reidentification_attacker_valid"),
-            models.CheckConstraint(condition=Q(status__in=ReleaseStatus.values), name="reidentification_status_valid"),
+            models.CheckConstraint(condition=Q(status__in=JobStatus.values), name="reidentification_status_valid"),
             # A release's attack names the release.
             models.CheckConstraint(
                 condition=~Q(source=ReidentificationSource.RELEASE) | Q(release__isnull=False),
@@ -77,22 +69,9 @@ class ReidentificationRun(models.Model):
         return f"re-identification {self.pk} of {self.source_label or self.source} ({self.attacker}, {self.status})"
 
     @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
-
-    @property
-    def abandoned(self) -> bool:
-        """Unfinished long past any run's length: its worker (or the web process that ran
-        it in a thread) was lost, and a new run may start."""
-        if self.finished:
-            return False
-        since = self.started_at or self.created_at
-        limit = django_settings.SANITIZE_REIDENTIFICATION.get("abandoned_after_s", 3600)
-        return since is not None and (timezone.now() - since).total_seconds() > limit
-
-    @property
     def under_way(self) -> bool:
-        return not self.finished and not self.abandoned
+        # A run whose worker was lost is sent again or failed by the job sweeper.
+        return not self.finished
 
 
 class ReidentificationOutcome(models.Model):

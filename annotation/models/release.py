@@ -13,6 +13,7 @@ from django.db.models import Q
 from ..enums import EntityType, IdentifierType
 from .corpus import Corpus
 from .document import Document
+from .job import Job, JobStatus, JobStep, StepStatus
 
 
 class ReleaseSource(models.TextChoices):
@@ -30,21 +31,6 @@ class ReleaseStrategy(models.TextChoices):
     INTACT = "intact", "Generalization guided by an inference attack (INTACT)"
 
 
-class ReleaseStatus(models.TextChoices):
-    """The same values as PreannotationRun.Status."""
-
-    PENDING = "pending", "Pending"
-    RUNNING = "running", "Running"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
-
-
-class ReleaseDocumentStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-
-
 class DecisionPath(models.TextChoices):
     """The engine's paths (sanitize_app.engine.release.types.PATHS)."""
 
@@ -55,10 +41,11 @@ class DecisionPath(models.TextChoices):
     ATTACK = "attack", "Added by attack-guided masking"
 
 
-class Release(models.Model):
+class Release(Job):
+    """``total`` is the number of documents of the release, ``done`` those finished."""
+
     Source = ReleaseSource
     Strategy = ReleaseStrategy
-    Status = ReleaseStatus
 
     corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="releases")
     source = models.CharField(max_length=20, choices=Source.choices)
@@ -82,16 +69,11 @@ class Release(models.Model):
     # What the engine used: LLM model or none, attacker, candidate sources, ic source,
     # embedder. Never an API key.
     settings = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     created_by = models.ForeignKey(
         django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    documents_total = models.PositiveIntegerField(default=0)
     # TPS, ic, embedder, ER_di, ER_qi, paths, seconds_per_document, skipped documents.
     metrics = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -101,7 +83,7 @@ class Release(models.Model):
                 condition=Q(strategy__in=ReleaseStrategy.values),
                 name="release_strategy_valid",
             ),
-            models.CheckConstraint(condition=Q(status__in=ReleaseStatus.values), name="release_status_valid"),
+            models.CheckConstraint(condition=Q(status__in=JobStatus.values), name="release_status_valid"),
             # An annotator's release names the annotator; the others name none.
             models.CheckConstraint(
                 condition=Q(source=ReleaseSource.ANNOTATOR, annotator__isnull=False)
@@ -113,21 +95,12 @@ class Release(models.Model):
     def __str__(self) -> str:
         return f"release {self.pk} of {self.corpus} ({self.strategy}, {self.source}, {self.status})"
 
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
 
-
-class ReleaseDocument(models.Model):
+class ReleaseDocument(JobStep):
     """One document of a release: sanitized once (a redelivered task does not redo it)."""
-
-    Status = ReleaseDocumentStatus
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="documents")
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    error = models.TextField(blank=True)
-    seconds = models.FloatField(default=0.0)
     sanitized_text = models.TextField(blank=True)
     # [{start, end, replacement, entity_type, identifier_type, reason}], offsets into the original.
     spans = models.JSONField(default=list, blank=True)
@@ -137,9 +110,7 @@ class ReleaseDocument(models.Model):
         ordering = ["release", "document__position", "document_id"]
         constraints = [
             models.UniqueConstraint(fields=["release", "document"], name="release_document_unique"),
-            models.CheckConstraint(
-                condition=Q(status__in=ReleaseDocumentStatus.values), name="release_document_status_valid"
-            ),
+            models.CheckConstraint(condition=Q(status__in=StepStatus.values), name="release_document_status_valid"),
         ]
 
     def __str__(self) -> str:

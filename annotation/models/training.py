@@ -7,29 +7,27 @@ from django.db import models
 from django.db.models import Q
 
 from .corpus import Corpus
+from .job import Job, JobStatus
 
 
-class TrainedModel(models.Model):
+class TrainedModel(Job):
+    """``done`` of ``total`` (100) is the training's progress in per cent."""
+
     class Kind(models.TextChoices):
         RECOGNIZER = "recognizer", "Entity recognizer (spaCy NER)"
         MASKING = "masking", "Masking classifier"
         SEQUENCE = "sequence", "Sequence labeller (transformer)"
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Training"
-        SUCCEEDED = "succeeded", "Trained"
-        FAILED = "failed", "Failed"
-
     corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="trained_models")
     kind = models.CharField(max_length=20, choices=Kind.choices)
     version = models.PositiveIntegerField(help_text="1, 2, ... per corpus and kind.")
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
-    progress = models.FloatField(default=0.0)
-    log = models.TextField(blank=True)
-    error = models.TextField(blank=True)
-    # Relative to SANITIZE_MODEL_ROOT: a directory (spaCy, transformers) or a file.
+    total = models.PositiveIntegerField(default=100)
+    # The trained model's directory (spaCy, transformers) or file, by name inside its
+    # archive: every worker unpacks the archive into its own cache (services.model_store).
     path = models.CharField(max_length=500, blank=True)
+    # The archive in the default storage (object storage when scaled out) and its SHA-256.
+    archive = models.CharField(max_length=500, blank=True)
+    checksum = models.CharField(max_length=64, blank=True)
     config = models.JSONField(default=dict, blank=True)
     # The data snapshot: [[layer id, layer version], ...] and the document split.
     training_layers = models.JSONField(default=list, blank=True)
@@ -45,17 +43,10 @@ class TrainedModel(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     promotion_reason = models.TextField(blank=True)
-    task_id = models.CharField(max_length=100, blank=True)
     trigger = models.CharField(max_length=20, default="manual", help_text="manual, command or schedule")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # Touched by the training while it runs: a "running" model whose heartbeat stopped
-    # long ago lost its worker.
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["corpus", "kind", "-version"]
@@ -64,7 +55,7 @@ class TrainedModel(models.Model):
             # Never two trainings of one kind at once, never two active models of one kind.
             models.UniqueConstraint(
                 fields=["corpus", "kind"],
-                condition=Q(status__in=["queued", "running"]),
+                condition=Q(status__in=[JobStatus.PENDING, JobStatus.RUNNING]),
                 name="trained_model_one_training_per_kind",
             ),
             models.UniqueConstraint(
@@ -73,9 +64,7 @@ class TrainedModel(models.Model):
             models.CheckConstraint(
                 condition=Q(kind__in=["recognizer", "masking", "sequence"]), name="trained_model_kind_valid"
             ),
-            models.CheckConstraint(
-                condition=Q(status__in=["queued", "running", "succeeded", "failed"]), name="trained_model_status_valid"
-            ),
+            models.CheckConstraint(condition=Q(status__in=JobStatus.values), name="trained_model_status_valid"),
             models.CheckConstraint(
                 condition=Q(is_active=False) | Q(status="succeeded"), name="trained_model_active_is_trained"
             ),
@@ -87,7 +76,3 @@ class TrainedModel(models.Model):
     @property
     def label(self) -> str:
         return f"{self.kind} v{self.version}"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)

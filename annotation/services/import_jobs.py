@@ -25,11 +25,11 @@ def progress_key(job_id: int) -> str:
     return f"import-job:{job_id}:documents"
 
 
-def documents_done(job: ImportJob) -> int:
+def done(job: ImportJob) -> int:
     """Documents parsed so far (live while running, final afterwards)."""
     if job.status == ImportJob.Status.RUNNING:
         return cache.get(progress_key(job.pk), 0)
-    return job.documents_done
+    return job.done
 
 
 def create_import_job(corpus: Corpus, upload: UploadedFile, *, actor: AbstractBaseUser | None) -> ImportJob:
@@ -56,13 +56,13 @@ def run_import_job(job_id: int) -> dict:
                 source=job.original_name,
                 progress=lambda done: cache.set(key, done, timeout=3600),
             )
-            job.status, job.summary, job.documents_done = (
+            job.status, job.summary, job.done = (
                 ImportJob.Status.SUCCEEDED,
                 summary.as_dict(),
                 summary.documents,
             )
             job.finished_at = timezone.now()
-            job.save(update_fields=["status", "summary", "documents_done", "finished_at"])
+            job.save(update_fields=["status", "summary", "done", "finished_at"])
     except TabImportError as exc:
         _fail(job, str(exc))
     except Exception as exc:  # a bug or a broken file store: the job must still end

@@ -40,7 +40,7 @@ def start_run(
         raise DomainError(f"Corpus {corpus.name} has no documents to pre-annotate.", field="documents")
     with transaction.atomic():
         run = PreannotationRun.objects.create(
-            corpus=corpus, created_by=actor, documents_total=len(ids), model_version=engine_config(corpus).model_version
+            corpus=corpus, created_by=actor, total=len(ids), model_version=engine_config(corpus).model_version
         )
         RunDocument.objects.bulk_create(RunDocument(run=run, document_id=pk) for pk in ids)
         record_event(

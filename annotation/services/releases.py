@@ -63,7 +63,7 @@ def start_release(
             attack_guided_top_k=guided["top_k"] if guided else None,
             settings=described,
             created_by=actor,
-            documents_total=len(plan.document_ids),
+            total=len(plan.document_ids),
             metrics={"skipped": plan.skipped},
         )
         ReleaseDocument.objects.bulk_create(
@@ -338,7 +338,7 @@ def corpus_releases(corpus: Corpus) -> list[dict]:
                 "status": release.status,
                 "created_at": release.created_at,
                 "created_by": release.created_by.get_username() if release.created_by else "",
-                "documents": metrics.get("documents", {"total": release.documents_total}),
+                "documents": metrics.get("documents", {"total": release.total}),
                 "TPS": metrics.get("TPS"),
                 "ER_di": metrics.get("ER_di"),
                 "ER_qi": metrics.get("ER_qi"),

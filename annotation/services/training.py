@@ -87,7 +87,7 @@ def start_training(
             )
             record_event("model.train", actor=actor, corpus=corpus, target=model.label, changes={"trigger": trigger})
     except IntegrityError:
-        running = TrainedModel.objects.filter(corpus=corpus, kind=kind, status__in=[Status.QUEUED, Status.RUNNING])
+        running = TrainedModel.objects.filter(corpus=corpus, kind=kind, status__in=[Status.PENDING, Status.RUNNING])
         current = running.first()
         raise DomainError(
             f"A {kind} training is already {current.get_status_display().lower() if current else 'running'}"
@@ -124,11 +124,11 @@ class _Progress:
         now = time.monotonic()
         if message:
             self.model.log = (self.model.log + f"{timezone.now():%H:%M:%S} {message}\n")[-LOG_LIMIT:]
-        self.model.progress = max(0.0, min(1.0, float(fraction)))
+        self.model.done = round(self.model.total * max(0.0, min(1.0, float(fraction))))
         if now - self.last >= 0.5 or fraction >= 1.0:
             self.last = now
             self.model.heartbeat_at = timezone.now()
-            self.model.save(update_fields=["progress", "log", "heartbeat_at"])
+            self.model.save(update_fields=["done", "log", "heartbeat_at"])
 
 
 def run_training(model_id: int) -> TrainedModel:
@@ -136,7 +136,7 @@ def run_training(model_id: int) -> TrainedModel:
     zero-shot engine on its held-out documents, and store the result. Never raises for
     a training that fails: the row says what went wrong. Safe to redeliver: a model
     that is no longer queued is left as it is."""
-    claimed = TrainedModel.objects.filter(pk=model_id, status=Status.QUEUED).update(
+    claimed = TrainedModel.objects.filter(pk=model_id, status=Status.PENDING).update(
         status=Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
     )
     model = TrainedModel.objects.select_related("corpus").get(pk=model_id)
@@ -280,7 +280,7 @@ def _finish(model: TrainedModel, status: str, started: float, *, error: str = ""
     model.error = error
     model.duration_s = round(time.monotonic() - started, 2)
     model.finished_at = timezone.now()
-    model.progress = 1.0 if status == Status.SUCCEEDED else model.progress
+    model.done = model.total if status == Status.SUCCEEDED else model.done
     model.save()
     record_event(
         "model.trained" if status == Status.SUCCEEDED else "model.failed",
@@ -321,7 +321,7 @@ def due_trainings(corpus: Corpus) -> list[str]:
     layers = training_layers(corpus)
     for kind in kinds:
         newest = TrainedModel.objects.filter(corpus=corpus, kind=kind).order_by("-created_at").first()
-        if newest is not None and newest.status in (Status.QUEUED, Status.RUNNING):
+        if newest is not None and newest.status in (Status.PENDING, Status.RUNNING):
             continue
         since = layers if newest is None else layers.filter(confirmed_at__gt=newest.created_at)
         if since.count() >= every:

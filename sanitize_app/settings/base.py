@@ -4,6 +4,7 @@ environment (12-factor); each environment module sets its own safe defaults."""
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from .env import env_bool, env_int, env_list, env_str
 from .security import *  # noqa: F401,F403  (login and API throttling, Content-Security-Policy)
@@ -111,8 +112,32 @@ STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+# Files (uploads waiting for import, model archives, exports) go through Django's storage
+# API: the local filesystem on the embedded default, an S3-compatible object store
+# (django-storages) when web and workers run on different hosts.
+SANITIZE_STORAGE = env_str("SANITIZE_STORAGE", "filesystem")
+if SANITIZE_STORAGE == "s3":
+    _DEFAULT_STORAGE = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": env_str("AWS_STORAGE_BUCKET_NAME", ""),
+            # MinIO, Ceph, or any S3-compatible server; empty: Amazon S3
+            "endpoint_url": env_str("AWS_S3_ENDPOINT_URL", "") or None,
+            "region_name": env_str("AWS_S3_REGION_NAME", "") or None,
+            "access_key": env_str("AWS_ACCESS_KEY_ID", "") or None,
+            "secret_key": env_str("AWS_SECRET_ACCESS_KEY", "") or None,
+            "location": env_str("SANITIZE_STORAGE_PREFIX", ""),
+            "default_acl": None,
+            "file_overwrite": False,
+            "querystring_auth": True,
+        },
+    }
+elif SANITIZE_STORAGE == "filesystem":
+    _DEFAULT_STORAGE = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+else:
+    raise ImproperlyConfigured(f"SANITIZE_STORAGE={SANITIZE_STORAGE!r}: use filesystem or s3.")
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _DEFAULT_STORAGE,
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 # Large TAB files are uploaded for import: keep them on disk, not in memory.
@@ -154,10 +179,10 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "LayerStatusEnum": "annotation.enums.LayerStatus",
         "RoleEnum": "annotation.enums.Role",
-        "ImportJobStatusEnum": "annotation.models.imports.ImportJob.Status",
+        "JobStatusEnum": "annotation.models.job.JobStatus",
+        "StepStatusEnum": "annotation.models.job.StepStatus",
         "ReviewNoteStatusEnum": "annotation.models.review_notes.ReviewThread.Status",
         "ReleaseStrategyEnum": "annotation.models.release.ReleaseStrategy",
-        "ReleaseDocumentStatusEnum": "annotation.models.release.ReleaseDocumentStatus",
         "ReidentificationAttackerEnum": "annotation.models.reidentification.Attacker",
         "ReleaseSourceEnum": "annotation.models.release.ReleaseSource",
         "ReidentificationSourceEnum": "annotation.models.reidentification.ReidentificationSource",
@@ -172,8 +197,15 @@ CELERY_TASK_ALWAYS_EAGER = not _BROKER
 CELERY_BROKER_URL = _BROKER or "memory://localhost/"
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", _BROKER)
 CELERY_TASK_EAGER_PROPAGATES = True
+# A task's message is acknowledged when it ends, and given back to the queue when its
+# worker process dies (killed, out of memory): every task is safe to run twice (see
+# annotation.services.jobs). The broker hands an unacknowledged message to another
+# worker only after the visibility timeout, so it must outlast the longest task (a
+# training and its comparison); a worker lost sooner is found by the job sweeper.
 CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("SANITIZE_VISIBILITY_TIMEOUT", 3 * 3600)}
 CELERY_TASK_TRACK_STARTED = True
 CELERY_RESULT_EXPIRES = 24 * 3600
 CELERY_TASK_DEFAULT_QUEUE = "default"
@@ -184,9 +216,15 @@ CELERY_TASK_ROUTES = {
     "annotation.tasks.preannotate_documents": {"queue": "preannotation"},
     "annotation.tasks.train_model": {"queue": "training"},
     "annotation.tasks.retrain_due_models": {"queue": "default"},
+    "annotation.tasks.sweep_stalled_jobs": {"queue": "default"},
 }
 # Celery beat: look for corpora with enough newly confirmed layers to retrain.
 CELERY_BEAT_SCHEDULE = {
+    # Jobs whose worker was lost are sent again (or failed) within stall_s + sweep_s.
+    "sweep-stalled-jobs": {
+        "task": "annotation.tasks.sweep_stalled_jobs",
+        "schedule": env_int("SANITIZE_JOB_SWEEP_SECONDS", 20),
+    },
     "retrain-due-models": {
         "task": "annotation.tasks.retrain_due_models",
         "schedule": env_int("SANITIZE_RETRAIN_CHECK_SECONDS", 600),
@@ -294,8 +332,21 @@ SANITIZE_REIDENTIFICATION = {
 # enough that progress moves and a lost worker redoes little.
 SANITIZE_PREANNOTATION_BATCH = env_int("SANITIZE_PREANNOTATION_BATCH", 10)
 
+# The job mechanism (annotation.services.jobs): a running job's worker touches it every
+# heartbeat_s; one silent for stall_s is lost, and the sweeper (every sweep_s) sends it
+# again, or fails it once max_attempts workers were lost on it.
+SANITIZE_JOBS = {
+    "heartbeat_s": env_int("SANITIZE_JOB_HEARTBEAT_SECONDS", 10),
+    "stall_s": env_int("SANITIZE_JOB_STALL_SECONDS", 60),
+    "sweep_s": env_int("SANITIZE_JOB_SWEEP_SECONDS", 20),
+    "max_attempts": env_int("SANITIZE_JOB_MAX_ATTEMPTS", 3),
+}
+
 # The retraining loop: models trained from confirmed layers, kept under MODEL_ROOT.
 SANITIZE_MODEL_ROOT = Path(env_str("SANITIZE_MODEL_ROOT", str(VAR_DIR / "models")))
+# Each worker's own cache of unpacked model archives, one folder per archive checksum
+# (services.model_store): never shared between hosts.
+SANITIZE_MODEL_CACHE = Path(env_str("SANITIZE_MODEL_CACHE", str(VAR_DIR / "model-cache")))
 SANITIZE_TRAINING = {
     # Retrain a kind of model after this many newly confirmed layers (0: only on demand).
     "retrain_every": env_int("SANITIZE_RETRAIN_EVERY", 25),

@@ -41,7 +41,7 @@ def test_a_manager_starts_a_run_and_watches_it(corpus, people, documents, django
 
 
 def test_a_running_run_polls_for_its_progress(corpus, people, documents):
-    run = PreannotationRun.objects.create(corpus=corpus, documents_total=1)
+    run = PreannotationRun.objects.create(corpus=corpus, total=1)
     manager = client_for(people["manager"])
     page = manager.get(f"/preannotation-runs/{run.pk}/").content.decode()
     assert 'hx-trigger="every 1s"' in page
@@ -55,7 +55,7 @@ def test_only_the_corpus_managers_start_and_see_runs(corpus, people, documents, 
     assert start(annotator, corpus, django_capture_on_commit_callbacks).status_code == 403
     assert start(client_for(people["outsider"]), corpus, django_capture_on_commit_callbacks).status_code == 404
     assert not PreannotationRun.objects.exists()
-    run = PreannotationRun.objects.create(corpus=corpus, documents_total=1)
+    run = PreannotationRun.objects.create(corpus=corpus, total=1)
     assert annotator.get(f"/preannotation-runs/{run.pk}/").status_code == 404
     assert client_for(people["outsider"]).get(f"/preannotation-runs/{run.pk}/").status_code == 404
 

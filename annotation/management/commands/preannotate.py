@@ -29,12 +29,12 @@ class Command(BaseCommand):
             run = preannotation.start_run(target, documents=documents)
         except DomainError as exc:
             raise CommandError(str(exc)) from None
-        bar = ProgressBar(f"Pre-annotating {target.name}", run.documents_total, stream=self.stderr)
+        bar = ProgressBar(f"Pre-annotating {target.name}", run.total, stream=self.stderr)
         bar.update(0)
         enqueue_preannotation(run, after_each=lambda: bar.update(self._finished(run)))
         if no_wait:
             bar.close()
-            self.stdout.write(f"Run {run.pk} enqueued: {run.documents_total} documents.")
+            self.stdout.write(f"Run {run.pk} enqueued: {run.total} documents.")
             return
         deadline = time.monotonic() + timeout
         while (counts := run_counts(run))["pending"] and time.monotonic() < deadline:

@@ -89,7 +89,7 @@ class Command(BaseCommand):
 
     def _run(self, release: Release) -> None:
         with tqdm(
-            total=release.documents_total,
+            total=release.total,
             desc=f"Release {release.pk} ({release.strategy})",
             unit="doc",
             file=_CommandStream(self.stderr),

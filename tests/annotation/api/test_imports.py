@@ -25,7 +25,7 @@ def test_manager_uploads_a_corpus_and_the_task_imports_it(
     assert job.summary["documents"] == 1 and job.summary["mentions"] == 76
     assert Document.objects.filter(corpus=scenario["corpus"], doc_id="001-83927").exists()
     shown = client.get(f"/api/import-jobs/{job.pk}/").json()
-    assert shown["status"] == "succeeded" and shown["documents_done"] == 1
+    assert shown["status"] == "succeeded" and shown["done"] == 1
 
 
 def test_a_rejected_upload_stores_nothing_and_says_why(

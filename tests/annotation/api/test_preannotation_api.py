@@ -20,7 +20,7 @@ def test_a_manager_starts_a_run_and_follows_it(corpus, people, documents, api, d
             "/api/preannotation-runs/", {"corpus": corpus.pk, "documents": ["001-79436"]}, format="json"
         )
     assert response.status_code == 202
-    assert response.json()["documents_total"] == 1 and response.json()["status"] == "pending"
+    assert response.json()["total"] == 1 and response.json()["status"] == "pending"
     run = client.get(f"/api/preannotation-runs/{response.json()['id']}/").json()
     assert run["status"] == "succeeded"
     assert run["progress"] == {"total": 1, "done": 1, "failed": 0, "pending": 0, "percent": 100}
@@ -43,7 +43,7 @@ def test_only_managers_of_the_corpus(corpus, people, documents, api):
     # Outside the corpus it is refused as if it did not exist (400 naming the field).
     response = api(people["outsider"]).post("/api/preannotation-runs/", {"corpus": corpus.pk}, format="json")
     assert response.status_code == 400 and list(response.json()) == ["corpus"]
-    run = PreannotationRun.objects.create(corpus=corpus, documents_total=2)
+    run = PreannotationRun.objects.create(corpus=corpus, total=2)
     assert api(people["ann"]).get(f"/api/preannotation-runs/{run.pk}/").status_code == 404
     assert api(people["outsider"]).get("/api/preannotation-runs/").json()["count"] == 0
     assert api(people["manager"]).get("/api/preannotation-runs/").json()["count"] == 1

@@ -41,7 +41,7 @@ def test_a_manager_starts_a_release_and_follows_it(corpus, people, documents, ap
         )
     assert response.status_code == 202, response.content
     body = response.json()
-    assert (body["status"], body["documents_total"], body["strategy"], body["source"]) == (
+    assert (body["status"], body["total"], body["strategy"], body["source"]) == (
         "pending",
         2,
         "label",
@@ -65,7 +65,7 @@ def test_an_annotators_release_names_the_annotator(corpus, people, documents, ap
         format="json",
     )
     assert response.status_code == 202
-    assert response.json()["annotator"] == "annotator10" and response.json()["documents_total"] == 1
+    assert response.json()["annotator"] == "annotator10" and response.json()["total"] == 1
 
 
 @pytest.mark.parametrize(

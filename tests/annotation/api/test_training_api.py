@@ -20,7 +20,7 @@ def test_managers_queue_list_and_promote(corpus_with_layers, people, api):
     assert refused.status_code == 403
     mia = api(people["manager"])
     queued = mia.post("/api/trained-models/", {"corpus": corpus.pk, "kind": "masking"}, format="json")
-    assert queued.status_code == 202 and queued.json()["status"] == "queued" and queued.json()["version"] == 1
+    assert queued.status_code == 202 and queued.json()["status"] == "pending" and queued.json()["version"] == 1
     twice = mia.post("/api/trained-models/", {"corpus": corpus.pk, "kind": "masking"}, format="json")
     assert twice.status_code == 400 and "one at a time" in twice.json()["detail"]
     assert [m["kind"] for m in mia.get(f"/api/trained-models/?corpus={corpus.pk}").json()["results"]] == ["masking"]

@@ -46,7 +46,7 @@ def test_a_run_stores_predictions_and_preannotates_open_layers(corpus, people, d
     run = run_engine(corpus, people["manager"])
 
     assert run.status == PreannotationRun.Status.SUCCEEDED and run.finished_at
-    assert run.documents_total == 2
+    assert run.total == 2
     assert set(run.run_documents.values_list("status", flat=True)) == {RunDocument.Status.DONE}
     assert run.engine["recognizer"].startswith("rules only")
     indicators = {i["name"]: i for i in run.engine["indicators"]}

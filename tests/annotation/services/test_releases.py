@@ -77,7 +77,7 @@ def test_start_creates_one_pending_document_per_releasable_document(corpus, docu
 
     release = start_release(corpus, source="annotator", annotator=annotator10, strategy="placeholder", actor=manager)
 
-    assert (release.status, release.documents_total, release.annotator, release.created_by) == (
+    assert (release.status, release.total, release.annotator, release.created_by) == (
         "pending",
         1,
         annotator10,

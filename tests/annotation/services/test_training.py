@@ -44,7 +44,7 @@ def _comparison(candidate, in_use, in_use_model=""):
 
 def test_one_training_of_a_kind_at_a_time(trained_corpus, people):
     first = training.start_training(trained_corpus, "recognizer", actor=people["manager"])
-    assert first.version == 1 and first.status == "queued"
+    assert first.version == 1 and first.status == "pending"
     assert len(first.training_layers) == AnnotationLayer.objects.filter(document__corpus=trained_corpus).count()
     with pytest.raises(DomainError, match=r"A recognizer training is already queued \(recognizer v1\): one at a time"):
         training.start_training(trained_corpus, "recognizer")
@@ -183,7 +183,7 @@ def test_the_beat_task_queues_the_due_trainings_once(trained_corpus, settings):
     AnnotationLayer.objects.filter(document__corpus=trained_corpus).update(confirmed_at=timezone.now())
     started = retrain_due_models()
     assert started == [f"{trained_corpus.name}: recognizer v1", f"{trained_corpus.name}: masking v1"]
-    assert set(TrainedModel.objects.values_list("trigger", "status")) == {("schedule", "queued")}
+    assert set(TrainedModel.objects.values_list("trigger", "status")) == {("schedule", "pending")}
     assert retrain_due_models() == []  # both still queued: nothing twice
 
 

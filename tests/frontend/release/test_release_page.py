@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_tasks")]
 
 def test_a_running_release_polls_one_progress_partial(corpus, people, documents):
     release = Release.objects.create(
-        corpus=corpus, source="reviewed", strategy="label", status="running", documents_total=1
+        corpus=corpus, source="reviewed", strategy="label", status="running", total=1
     )
     ReleaseDocument.objects.create(release=release, document=documents)
     manager = client_for(people["manager"])
@@ -37,7 +37,7 @@ def test_a_failed_release_shows_its_error_and_offers_no_file(corpus, people, doc
         source="reviewed",
         strategy="rules",
         status="failed",
-        documents_total=1,
+        total=1,
         error="No document could be sanitized.",
     )
     ReleaseDocument.objects.create(
