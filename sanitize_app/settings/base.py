@@ -310,6 +310,12 @@ SANITIZE_RELEASE = {
     # than inside the request.
     "in_thread": env_bool("SANITIZE_RELEASE_IN_THREAD", True),
 }
+# Heavy reports (evaluation, comparison of all sources, agreement) are jobs computed by a
+# worker, never in a request. Embedded (no broker): in a background thread of the web
+# process, so the page answers at once and shows the progress.
+SANITIZE_REPORTS = {
+    "in_thread": env_bool("SANITIZE_REPORTS_IN_THREAD", True),
+}
 # Re-identification risk (TRI): the attacker learns who is who from the corpus's
 # background collection and names the person behind each sanitized document.
 SANITIZE_REIDENTIFICATION = {

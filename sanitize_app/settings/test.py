@@ -30,3 +30,4 @@ REST_FRAMEWORK = {  # noqa: F405
 # reads the finished release; tests of the embedded background thread turn it on.
 SANITIZE_RELEASE = {**SANITIZE_RELEASE, "in_thread": False}  # noqa: F405
 SANITIZE_REIDENTIFICATION = {**SANITIZE_REIDENTIFICATION, "in_thread": False}  # noqa: F405
+SANITIZE_REPORTS = {**SANITIZE_REPORTS, "in_thread": False}  # noqa: F405
