@@ -1,5 +1,11 @@
 """The progress of any job, for the page that shows it (``{% job_progress job %}``
-polls here). Only the managers of the job's corpus see it; others get a 404."""
+polls here). Only the managers of the job's corpus see it; others get a 404.
+
+A poll that finds the job finished (the display only polls while it is unfinished, so
+this is the moment it ended) triggers ``job-finished`` on the page: the parts of the
+page that show the job's result reload on it."""
+
+import json
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -9,7 +15,9 @@ from django.views.decorators.http import require_GET
 from annotation import permissions as policy
 from annotation.services import jobs
 
-from .templatetags.jobs import job_progress as progress_context
+from .templatetags.jobs import progress_context
+
+FINISHED_EVENT = "job-finished"
 
 
 @login_required
@@ -20,4 +28,7 @@ def job_progress(request, kind: str, pk: int):
     model = jobs.KINDS[kind].model
     job = get_object_or_404(model.objects.filter(corpus__in=policy.managed_corpora(request.user)), pk=pk)
     context = progress_context(job, label=request.GET.get("label", "")[:100])
-    return render(request, "frontend/partials/job_progress.html", context)
+    response = render(request, "frontend/partials/job_progress.html", context)
+    if job.finished and request.htmx:
+        response["HX-Trigger"] = json.dumps({FINISHED_EVENT: {"kind": kind, "pk": job.pk, "status": job.status}})
+    return response

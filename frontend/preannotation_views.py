@@ -1,4 +1,5 @@
-"""Manager pages of the pre-annotation engine: start a run, watch it."""
+"""Manager pages of the pre-annotation engine: start a run, watch it (its progress is
+the one job display; the page reloads its outcome when the run ends)."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -8,7 +9,6 @@ from django.views.decorators.http import require_POST
 from annotation import permissions as policy
 from annotation.models import PreannotationRun, RunDocument
 from annotation.services.errors import DomainError
-from annotation.services.preannotation import run_counts
 from annotation.tasks import submit_preannotation
 
 from .access import managed_corpus
@@ -35,12 +35,10 @@ def run_detail(request, pk: int):
         ),
         pk=pk,
     )
-    counts = run_counts(run)
     failures = run.run_documents.filter(status=RunDocument.Status.FAILED).select_related("document")[:50]
     slowest = run.run_documents.filter(status=RunDocument.Status.DONE).select_related("document").order_by("-seconds")
     context = {
         "run": run,
-        "counts": counts,
         "failures": failures,
         "slowest": slowest[:5],
         "engine": run.engine or {},

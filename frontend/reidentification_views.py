@@ -72,7 +72,6 @@ def panel_context(release: Release) -> dict:
         "run": run,
     }
     if run is not None:
-        panel["percent"] = round(100 * run.done / run.total) if run.total else 0
         panel["settings"] = [(key.replace("_", " "), setting_text(run.settings[key])) for key in sorted(run.settings)]
         if run.status == ReidentificationRun.Status.SUCCEEDED:
             panel["rows"] = outcome_rows(release, run)
@@ -82,7 +81,7 @@ def panel_context(release: Release) -> dict:
 @login_required
 @require_http_methods(["GET", "POST"])
 def release_reidentification(request, pk: int):
-    """GET: the panel (polled while a run is under way). POST: start a run."""
+    """GET: the panel. POST: start a run."""
     release = managed_release(request, pk)
     if request.method == "POST":
         try:

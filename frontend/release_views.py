@@ -128,7 +128,6 @@ def release_detail(request, pk: int):
     release = managed_release(request, pk)
     context = {
         "release": release,
-        "counts": release_service.release_counts(release),
         "downloads": DOWNLOADS,
         "engine_settings": _ordered_settings(release.settings),
     }

@@ -136,7 +136,6 @@ def _unavailable(kind: str) -> str:
 @login_required
 def corpus_models(request: HttpRequest, pk: int) -> HttpResponse:
     corpus = managed_corpus(request, pk, REFUSAL)
-    training.fail_lost_trainings(corpus)
     sections = _sections(corpus)
     context = {
         "corpus": corpus,

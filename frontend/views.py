@@ -16,7 +16,6 @@ from annotation.services import notifications
 from annotation.services.active_learning import most_uncertain_first
 from annotation.services.corpora import background_collections
 from annotation.services.errors import DomainError
-from annotation.services.import_jobs import done
 from annotation.tasks import submit_import_job
 
 from .access import managed_corpus
@@ -199,10 +198,5 @@ def import_job_detail(request, pk: int):
     job = get_object_or_404(
         ImportJob.objects.filter(corpus__in=policy.managed_corpora(request.user)).select_related("corpus"), pk=pk
     )
-    context = {
-        "job": job,
-        "done": done(job),
-        "finished": job.status in (ImportJob.Status.SUCCEEDED, ImportJob.Status.FAILED),
-    }
     template = "frontend/partials/import_job_status.html" if request.htmx else "frontend/import_job.html"
-    return render(request, template, context)
+    return render(request, template, {"job": job})

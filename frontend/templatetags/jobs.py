@@ -1,21 +1,83 @@
 """``{% job_progress job %}``: the one progress display of every long task (an import, a
-pre-annotation run, a training, a release, a re-identification run, a report), polling
-``job-progress`` while the job is unfinished."""
+pre-annotation run, a training, a release, a re-identification run, a report).
+
+While the job is unfinished the display polls ``job-progress`` (``frontend.job_views``)
+and replaces itself. The poll that first finds the job finished answers with the
+``job-finished`` event (``HX-Trigger``): a page whose result depends on the job reloads
+that part on it (``hx-trigger="job-finished from:body"``), so the result shows without
+a manual reload. That event is the one way a page learns that a job ended."""
+
+from datetime import datetime
+from urllib.parse import urlencode
 
 from django import template
 from django.urls import reverse
+from django.utils import timezone
 
+from annotation.models.job import Job, JobStatus
 from annotation.services import jobs
+from annotation.services.document_counts import document_counts
 
 register = template.Library()
 
+# What a kind's units read as after "N of M" (documents), for the kinds that count them.
+DOCUMENT_VERBS = {"import": "read", "preannotation": "pre-annotated", "release": "sanitized"}
+# Kinds whose total is a hundred steps of a whole (a training's epochs and evaluation):
+# shown in percent rather than "37 of 100".
+IN_PERCENT = {"training"}
+# A running job silent for longer than this many heartbeats may have lost its worker
+# (the sweeper decides after SANITIZE_JOBS["stall_s"]).
+SILENT_HEARTBEATS = 2
+
 
 @register.inclusion_tag("frontend/partials/job_progress.html")
-def job_progress(job, poll: bool = True, label: str = "") -> dict:
-    kind = jobs.kind_of(type(job)).name
+def job_progress(job: Job, poll: bool = True, label: str = "") -> dict:
+    return progress_context(job, poll=poll, label=label)
+
+
+def progress_context(job: Job, *, poll: bool = True, label: str = "", now: datetime | None = None) -> dict:
+    kind = jobs.kind_of(type(job))
+    done, total, failed = _counts(job, kind)
+    poll_url = ""
+    if poll and not job.finished:
+        poll_url = reverse("job-progress", args=[kind.name, job.pk])
+        if label:
+            poll_url += "?" + urlencode({"label": label})
     return {
         "job": job,
-        "kind": kind,
+        "kind": kind.name,
         "label": label,
-        "poll_url": reverse("job-progress", args=[kind, job.pk]) if poll and not job.finished else "",
+        "done": done,
+        "total": total,
+        "failed": failed,
+        "percent": round(100 * done / total) if total else (100 if job.finished else 0),
+        "units": _units(kind.name, total if total else done),
+        "in_percent": kind.name in IN_PERCENT,
+        "silent_s": _silent_seconds(job, now or timezone.now()),
+        "poll_url": poll_url,
     }
+
+
+def _counts(job: Job, kind: jobs.JobKind) -> tuple[int, int, int]:
+    """(done, total, failed). A batched job's documents are its steps, counted live (the
+    batches finish them in parallel; the row's counts are the job's own)."""
+    if kind.step_model is None:
+        return min(job.done, job.total) if job.total else job.done, job.total, 0
+    counts = document_counts(kind.step_model.objects.filter(**{kind.steps: job}))
+    return counts["done"] + counts["failed"], counts["total"], counts["failed"]
+
+
+def _units(kind: str, count: int) -> str:
+    verb = DOCUMENT_VERBS.get(kind)
+    if verb is None:
+        return ""
+    return f"document{'' if count == 1 else 's'} {verb}"
+
+
+def _silent_seconds(job: Job, now: datetime) -> int | None:
+    """Seconds since a running job was last heard of, once that is longer than a live
+    worker's heartbeats would allow; None otherwise."""
+    if job.status != JobStatus.RUNNING or job.heartbeat_at is None:
+        return None
+    silent = (now - job.heartbeat_at).total_seconds()
+    return int(silent) if silent > SILENT_HEARTBEATS * jobs.job_settings()["heartbeat_s"] else None

@@ -32,21 +32,23 @@ def test_a_manager_starts_a_run_and_watches_it(corpus, people, documents, django
     assert response.status_code == 302 and response["Location"] == f"/preannotation-runs/{run.pk}/"
     page = manager.get(response["Location"]).content.decode()
     assert "Succeeded" in page and "1 of 1 document pre-annotated" in page
-    assert 'value="100"' in page  # the progress bar
+    assert '<progress max="1" value="1"' in page  # the progress bar, full
     assert "rules only" in page and "web search" in page and "background corpus is empty" in page
-    assert "hx-trigger" not in page  # a finished run stops polling
+    assert "hx-trigger" not in page  # a finished run stops polling, and nothing waits for it to end
     assert "source=preannotation" in page
     # The corpus page lists the run.
     assert f"/preannotation-runs/{run.pk}/" in manager.get(f"/corpora/{corpus.pk}/").content.decode()
 
 
-def test_a_running_run_polls_for_its_progress(corpus, people, documents):
+def test_a_running_run_polls_for_its_progress_and_reloads_its_outcome_when_it_ends(corpus, people, documents):
     run = PreannotationRun.objects.create(corpus=corpus, total=1)
     manager = client_for(people["manager"])
     page = manager.get(f"/preannotation-runs/{run.pk}/").content.decode()
-    assert 'hx-trigger="every 1s"' in page
+    assert f'hx-get="/jobs/preannotation/{run.pk}/progress/" hx-trigger="every 1s"' in page
+    assert 'hx-trigger="job-finished from:body"' in page
     partial = manager.get(f"/preannotation-runs/{run.pk}/", headers={"HX-Request": "true"}).content.decode()
-    assert partial.lstrip().startswith('<section class="card" id="run-status"') and "<html" not in partial
+    assert partial.lstrip().startswith('<div id="run-live"') and "<html" not in partial
+    assert partial.count('id="run-status"') == 1
 
 
 def test_only_the_corpus_managers_start_and_see_runs(corpus, people, documents, django_capture_on_commit_callbacks):

@@ -74,7 +74,7 @@ class Watch:
 
 
 def progress(page) -> tuple[str, str]:
-    return page.inner_text("#release-status p"), page.get_attribute("#release-progress", "value")
+    return page.inner_text("#release-status .job-progress"), page.get_attribute("#release-status progress", "value")
 
 
 def test_a_manager_releases_two_documents_and_reads_a_decision(login, live_server, corpus, llm, held_batches, pick):
@@ -110,17 +110,20 @@ def test_a_manager_releases_two_documents_and_reads_a_decision(login, live_serve
     assert held_batches == [[d.pk] for d in corpus.documents.order_by("position", "pk")]
     status, value = progress(page)
     assert "0 of 2 documents sanitized" in status and value == "0"
-    assert page.locator("#release-live[hx-trigger]").count() == 1  # polling
+    assert page.locator("#release-status .job-progress[hx-get]").count() == 1  # polling
+    assert page.locator("#release-live[hx-trigger]").count() == 1  # waiting for the release to end
 
     tasks.sanitize_release_documents(release.pk, held_batches[0])
-    page.wait_for_selector('#release-progress[value="50"]')
+    page.wait_for_selector('#release-status progress[value="1"]')
     assert "1 of 2 documents sanitized" in progress(page)[0]
     page.screenshot(path=str(ARTIFACTS / "release-progress.png"))
 
     tasks.sanitize_release_documents(release.pk, held_batches[1])
     page.wait_for_selector("#release-status .status-succeeded", timeout=15_000)
-    assert page.locator("#release-live[hx-trigger]").count() == 0  # the poll stopped
-    assert "2 of 2 documents sanitized" in progress(page)[0] and progress(page)[1] == "100"
+    # The results show without a reload: the release's end reloaded the part that holds them.
+    page.wait_for_selector("#release-paths", timeout=15_000)
+    assert page.locator("#release-live[hx-trigger], #release-status [hx-get]").count() == 0  # the poll stopped
+    assert "2 of 2 documents sanitized" in progress(page)[0] and progress(page)[1] == "2"
     # The paths table counts the decisions stored for the release.
     decisions = ReleaseDecision.objects.filter(release_document__release=release)
     shown = page.locator("#release-paths tbody td").all_inner_texts()

@@ -63,9 +63,14 @@ def test_the_button_starts_a_run_and_the_page_reports_it(release, people, django
 def test_the_panel_polls_while_a_run_is_under_way(release, people):
     run = start_release_attack(release, user=people["manager"])
     ReidentificationRun.objects.filter(pk=run.pk).update(status="running", stage="attacking", done=2, total=5)
-    panel = client_for(people["manager"]).get(f"/releases/{release.pk}/reidentification/").content.decode()
-    assert f'hx-get="/releases/{release.pk}/reidentification/"' in panel and "Attacking: 2 of 5" in panel
-    assert 'value="40"' in panel and "disabled" in panel
+    client = client_for(people["manager"])
+    panel = client.get(f"/releases/{release.pk}/reidentification/").content.decode()
+    assert f'hx-get="/jobs/reidentification/{run.pk}/progress/"' in panel
+    assert '<span class="job-stage">Attacking</span>' in panel and "2 of 5" in panel
+    assert '<progress max="5" value="2"' in panel and "disabled" in panel
+    # On the release page, the part holding the panel reloads when the run ends.
+    page = client.get(f"/releases/{release.pk}/").content.decode()
+    assert 'id="release-live"' in page and 'hx-trigger="job-finished from:body"' in page
 
 
 def test_a_refused_start_is_said_on_the_page(release, people):

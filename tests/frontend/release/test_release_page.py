@@ -1,4 +1,4 @@
-"""One release's page: its progress polled in one partial, a failed release's error,
+"""One release's page: its progress polled in the one job display, a failed release's error,
 the downloads, and the engine's recorded settings."""
 
 import json
@@ -16,14 +16,15 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_tasks")]
 
 
 def test_a_running_release_polls_one_progress_partial(corpus, people, documents):
-    release = Release.objects.create(
-        corpus=corpus, source="reviewed", strategy="label", status="running", total=1
-    )
+    release = Release.objects.create(corpus=corpus, source="reviewed", strategy="label", status="running", total=1)
     ReleaseDocument.objects.create(release=release, document=documents)
     manager = client_for(people["manager"])
     page = manager.get(f"/releases/{release.pk}/").content.decode()
     assert page.count('hx-trigger="every 1s"') == 1 and page.count("<progress") == 1
+    assert f'hx-get="/jobs/release/{release.pk}/progress/" hx-trigger="every 1s"' in page
     assert "0 of 1 document sanitized" in page and 'id="release-metrics"' not in page
+    # The part that shows the result reloads when the release ends.
+    assert 'hx-trigger="job-finished from:body"' in page
     partial = manager.get(f"/releases/{release.pk}/", headers={"HX-Request": "true"}).content.decode()
     assert '<div id="release-live"' in partial and "<html" not in partial and partial.count("<progress") == 1
     # Its files are not ready: the download says so rather than sending a partial file.
