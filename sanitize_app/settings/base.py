@@ -36,7 +36,12 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "annotation",
+    # /healthz/ (sanitize_app.health) and `manage.py health_check healthz`.
+    "health_check",
 ]
+# Each /healthz/ check (database, cache, storage, broker) answers within this many
+# seconds or counts as failed: a probe never hangs on an unreachable service.
+HEALTH_CHECK = {"timeout_s": env_int("SANITIZE_HEALTH_TIMEOUT_SECONDS", 3)}
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

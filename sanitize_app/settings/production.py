@@ -1,15 +1,106 @@
-"""Production: every secret from the environment, HTTPS only, PostgreSQL by default."""
+"""Production: every secret and service from the environment, HTTPS only.
+
+Production refuses to start half-configured. Without a broker, tasks would run inside web
+requests and trainings as threads inside gunicorn; without a Redis cache, import progress,
+de-duplication and the evaluation caches would live in each process's memory; without a
+shared storage backend, a worker on another host would not find an upload or a model; a
+missing DATABASE_URL would silently mean a database on localhost. ``missing_items`` lists
+every such gap, and the settings raise one ImproperlyConfigured naming all of them.
+"""
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F401,F403
-from .base import MIDDLEWARE, database_config
-from .env import env_bool, env_int, env_str
+from .base import (
+    CACHES,
+    MIDDLEWARE,
+    SANITIZE_REIDENTIFICATION,
+    SANITIZE_RELEASE,
+    SANITIZE_TRAINING,
+    database_config,
+)
+from .env import env_bool, env_int
+
+_REDIS_SCHEMES = ("redis://", "rediss://")
+_NEW_SECRET = "python -c 'import secrets; print(secrets.token_urlsafe(64))'"
+
+
+def _set(name: str) -> str:
+    return os.environ.get(name, "").strip()
+
+
+def missing_items() -> list[str]:
+    """Every required setting that is absent or unfit, each with what to set instead."""
+    problems = []
+    if not _set("SECRET_KEY"):
+        problems.append(f"SECRET_KEY is not set (generate one: {_NEW_SECRET})")
+    database = _set("DATABASE_URL")
+    if not database:
+        problems.append("DATABASE_URL is not set (no localhost default): set postgres://USER:PASSWORD@HOST:5432/NAME")
+    elif database.startswith("sqlite"):
+        problems.append("DATABASE_URL is SQLite (a file on one host): use PostgreSQL shared by web and workers")
+    broker = _set("CELERY_BROKER_URL")
+    if not broker.startswith(_REDIS_SCHEMES):
+        what = "is not set" if not broker else f"is not a Redis URL ({broker.split(':', 1)[0]}://)"
+        problems.append(
+            f"CELERY_BROKER_URL {what} (tasks would run inside web requests, and the job "
+            "mechanism's visibility timeout and /healthz/ assume Redis): set redis://HOST:6379/0"
+        )
+    cache = _set("CACHE_URL")
+    if not cache.startswith(_REDIS_SCHEMES):
+        what = "is not set" if not cache else f"is not a Redis URL ({cache.split(':', 1)[0]}://)"
+        problems.append(f"CACHE_URL {what} (progress and locks would stay in each process): set redis://HOST:6379/2")
+    elif cache == broker:
+        # A cache clear is FLUSHDB: on the broker's database it would drop queued tasks.
+        problems.append("CACHE_URL is the broker's Redis database (a cache clear would drop queued tasks): use another")
+    problems.extend(_storage_problems())
+    return problems
+
+
+def _storage_problems() -> list[str]:
+    storage = _set("SANITIZE_STORAGE")
+    if storage == "s3":
+        if not _set("AWS_STORAGE_BUCKET_NAME"):
+            return ["AWS_STORAGE_BUCKET_NAME is not set (the bucket for SANITIZE_STORAGE=s3)"]
+        return []
+    if storage == "filesystem":
+        if not _set("MEDIA_ROOT"):
+            return [
+                "MEDIA_ROOT is not set (SANITIZE_STORAGE=filesystem needs the directory that every "
+                "web and worker host mounts)"
+            ]
+        return []
+    return [
+        "SANITIZE_STORAGE is not set (s3 with AWS_STORAGE_BUCKET_NAME and AWS_S3_ENDPOINT_URL/AWS_*, "
+        "or filesystem with MEDIA_ROOT only when every host mounts the same directory)"
+    ]
+
+
+_PROBLEMS = missing_items()
+if _PROBLEMS:
+    raise ImproperlyConfigured("Production settings are incomplete: " + "; ".join(_PROBLEMS) + ".")
 
 DEBUG = False
 # Static files served by the app itself (compressed, cache-busted names): no separate
 # web server is needed in front of gunicorn.
 MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]
-SECRET_KEY = env_str("SECRET_KEY")  # no default: refuse to start without one
-DATABASES = {"default": database_config("postgres://postgres@127.0.0.1:5432/sanitize_app")}
+SECRET_KEY = _set("SECRET_KEY")
+DATABASES = {"default": database_config(_set("DATABASE_URL"))}
+
+# Every task goes to the broker: no eager tasks, no trainings or releases in web threads.
+CELERY_TASK_ALWAYS_EAGER = False
+SANITIZE_RELEASE = {**SANITIZE_RELEASE, "in_thread": False}
+SANITIZE_REIDENTIFICATION = {**SANITIZE_REIDENTIFICATION, "in_thread": False}
+SANITIZE_TRAINING = {**SANITIZE_TRAINING, "in_thread": False}
+# An unreachable Redis fails a request (and /healthz/) within seconds instead of hanging it.
+CACHES = {
+    "default": {
+        **CACHES["default"],
+        "OPTIONS": {"socket_connect_timeout": 3, "socket_timeout": 5},
+    }
+}
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)

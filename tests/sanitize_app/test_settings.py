@@ -1,5 +1,8 @@
-"""Production settings pass Django's deployment checklist; secrets come from the
-environment."""
+"""Production settings refuse to start half-configured, naming every missing service, and
+pass Django's deployment checklist when complete; secrets come from the environment.
+
+The production processes run in a subprocess with a controlled environment: only PATH,
+HOME and what each test sets, so that nothing from the developer's shell fills a gap."""
 
 import os
 import secrets
@@ -8,46 +11,111 @@ import sys
 
 from tests.conftest import REPO
 
+PRODUCTION = "sanitize_app.settings.production"
 
-def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")}
-    environment.update(env)
+
+def complete_environment(**overrides: str) -> dict[str, str]:
+    """Every item production requires, pointing at services that need not be running:
+    the settings and the deployment checks connect to none of them."""
+    return {
+        "SECRET_KEY": secrets.token_urlsafe(64),
+        "DATABASE_URL": "postgres://sanitize:secret@db.internal:5432/sanitize_app",
+        "CELERY_BROKER_URL": "redis://redis.internal:6379/0",
+        "CACHE_URL": "redis://redis.internal:6379/2",
+        "SANITIZE_STORAGE": "s3",
+        "AWS_STORAGE_BUCKET_NAME": "sanitize-files",
+        "ALLOWED_HOSTS": "annotate.example.org",
+        **overrides,
+    }
+
+
+def run_production(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    environment = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), **env}
+    environment["DJANGO_SETTINGS_MODULE"] = PRODUCTION
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=REPO, env=environment, capture_output=True, text=True, timeout=120
+        [sys.executable, *args], cwd=REPO, env=environment, capture_output=True, text=True, timeout=120
     )
+
+
+def setup_django(env: dict[str, str]) -> subprocess.CompletedProcess:
+    return run_production(["-c", "import django; django.setup()"], env)
 
 
 def production_shell(code: str, **env: str) -> subprocess.CompletedProcess:
-    """Run ``code`` in ``manage.py shell`` under the production settings and ``env``."""
-    return manage(
-        "shell",
-        "--no-imports",
-        "-c",
-        code,
-        DJANGO_SETTINGS_MODULE="sanitize_app.settings.production",
-        SECRET_KEY=secrets.token_urlsafe(64),
-        **env,
-    )
+    """Run ``code`` under complete production settings and ``env``. It reads the settings
+    only (no django.setup(): loading every app would take seconds and prove nothing here)."""
+    return run_production(["-c", code], complete_environment(**env))
 
 
-def test_check_deploy_is_clean_with_production_settings():
-    result = manage(
-        "check",
-        "--deploy",
-        "--fail-level",
-        "WARNING",
-        DJANGO_SETTINGS_MODULE="sanitize_app.settings.production",
-        SECRET_KEY=secrets.token_urlsafe(64),
-        ALLOWED_HOSTS="annotate.example.org",
-    )
+def refusal(result: subprocess.CompletedProcess) -> str:
+    """The one ImproperlyConfigured message the settings raised."""
+    assert result.returncode != 0, result.stdout
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("django.core.exceptions.ImproperlyConfigured: Production settings are incomplete: ")
+    return last
+
+
+def test_check_deploy_is_clean_with_a_complete_production_environment():
+    result = run_production(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], complete_environment())
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "System check identified no issues" in result.stdout
+    assert "System check identified no issues (0 silenced)." in result.stdout
 
 
-def test_production_refuses_to_start_without_a_secret_key():
-    result = manage("check", DJANGO_SETTINGS_MODULE="sanitize_app.settings.production")
-    assert result.returncode != 0
-    assert "SECRET_KEY must be set" in result.stderr
+def test_production_with_nothing_configured_names_every_missing_item_in_one_message():
+    message = refusal(setup_django({}))
+
+    for item in ("SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL", "SANITIZE_STORAGE"):
+        assert f"{item} is not set" in message, item
+    assert "tasks would run inside web requests" in message
+    assert "only when every host mounts the same directory" in message
+
+
+def test_production_names_each_unfit_value_and_only_those():
+    env = complete_environment(
+        DATABASE_URL="sqlite:////srv/db.sqlite3",
+        CELERY_BROKER_URL="amqp://rabbit.internal//",
+        CACHE_URL="memcached://cache.internal:11211",
+        AWS_STORAGE_BUCKET_NAME="",
+    )
+    message = refusal(setup_django(env))
+
+    assert "DATABASE_URL is SQLite" in message
+    assert "CELERY_BROKER_URL is not a Redis URL (amqp://)" in message
+    assert "CACHE_URL is not a Redis URL (memcached://)" in message
+    assert "AWS_STORAGE_BUCKET_NAME is not set" in message
+    assert "SECRET_KEY" not in message
+
+
+def test_production_refuses_the_cache_on_the_brokers_redis_database_and_a_filesystem_without_media_root():
+    env = complete_environment(CACHE_URL="redis://redis.internal:6379/0", SANITIZE_STORAGE="filesystem")
+    message = refusal(setup_django(env))
+
+    assert "CACHE_URL is the broker's Redis database" in message
+    assert "MEDIA_ROOT is not set (SANITIZE_STORAGE=filesystem" in message
+    assert "AWS_STORAGE_BUCKET_NAME" not in message
+
+
+def test_complete_production_sends_every_task_to_the_broker_and_bounds_the_redis_cache():
+    code = (
+        "from django.conf import settings as s; "
+        "print(s.CELERY_TASK_ALWAYS_EAGER, s.SANITIZE_TRAINING['in_thread'], s.SANITIZE_RELEASE['in_thread'], "
+        "s.SANITIZE_REIDENTIFICATION['in_thread'], s.CACHES['default']['BACKEND'], "
+        "s.CACHES['default']['OPTIONS']['socket_connect_timeout'], s.DATABASES['default']['HOST'], "
+        "s.STORAGES['default']['BACKEND'], s.MEDIA_ROOT)"
+    )
+    result = production_shell(code, SANITIZE_STORAGE="filesystem", MEDIA_ROOT="/mnt/shared/media")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "False",
+        "False",
+        "False",
+        "False",
+        "django.core.cache.backends.redis.RedisCache",
+        "3",
+        "db.internal",
+        "django.core.files.storage.FileSystemStorage",
+        "/mnt/shared/media",
+    ]
 
 
 def directives(header: str) -> dict[str, set[str]]:
