@@ -1,14 +1,25 @@
-"""Managers' dashboards of a corpus: inter-annotator agreement (with CSV downloads)."""
+"""Managers' dashboards of a corpus: inter-annotator agreement (with CSV downloads).
+
+The agreement is a report computed by a worker (``services.reports``), never in the
+request: the page shows the current one, or starts one and shows its progress, the
+section re-fetching itself until it is done; the CSV downloads read the stored report."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
-from annotation.services.agreement import ATTRIBUTE_LABELS, agreement_csv, corpus_agreement
+from annotation.models import ReportJob
+from annotation.models.job import JobStatus
+from annotation.services import reports
+from annotation.services.agreement import ATTRIBUTE_LABELS, agreement_csv, agreement_from_data
 
 from .access import managed_corpus
 
 CSV_TABLES = ("coefficients", "confusion", "identifiers")
+REFUSAL = "Only managers see the corpus's agreement."
+BEING_COMPUTED = (
+    "The agreement is being computed (a report job): download the CSV again once the agreement page shows it."
+)
 
 
 def _heatmap(report) -> list[dict]:
@@ -32,32 +43,37 @@ def _heatmap(report) -> list[dict]:
 
 @login_required
 def corpus_agreement_page(request, pk: int):
-    corpus = managed_corpus(request, pk, "Only managers see the corpus's agreement.")
-    report = corpus_agreement(corpus)
-    rows = [
-        {"attribute": ATTRIBUTE_LABELS[attribute], "kind": kind, "c": c}
-        for attribute, kinds in report.table.items()
-        for kind, c in kinds.items()
-    ]
-    return render(
-        request,
-        "frontend/corpus_agreement.html",
-        {
-            "corpus": corpus,
-            "report": report,
-            "rows": rows,
-            "heatmap": _heatmap(report),
-            "pairs": report.disagreement_pairs,
-            "identifiers": report.identifier_rows(),
-        },
+    corpus = managed_corpus(request, pk, REFUSAL)
+    job = reports.report_for_page(
+        corpus, ReportJob.Kind.AGREEMENT, {}, actor=request.user, retry="retry" in request.GET
     )
+    context = {"corpus": corpus, "job": job, "page_url": request.path}
+    if job.status == JobStatus.SUCCEEDED:
+        report = agreement_from_data(job.result["agreement"])
+        context.update(
+            report=report,
+            rows=[
+                {"attribute": ATTRIBUTE_LABELS[attribute], "kind": kind, "c": c}
+                for attribute, kinds in report.table.items()
+                for kind, c in kinds.items()
+            ],
+            heatmap=_heatmap(report),
+            pairs=report.disagreement_pairs,
+            identifiers=report.identifier_rows(),
+        )
+    return render(request, "frontend/corpus_agreement.html", context)
 
 
 @login_required
 def corpus_agreement_csv(request, pk: int, table: str):
-    corpus = managed_corpus(request, pk, "Only managers see the corpus's agreement.")
+    corpus = managed_corpus(request, pk, REFUSAL)
     if table not in CSV_TABLES:
         raise Http404(f"No table {table}.")
-    response = HttpResponse(agreement_csv(corpus_agreement(corpus), table), content_type="text/csv; charset=utf-8")
+    kind = ReportJob.Kind.AGREEMENT
+    job = reports.current_report(corpus, kind, {}) or reports.start_report(corpus, kind, {}, request.user)
+    if job.status != JobStatus.SUCCEEDED:
+        return HttpResponse(BEING_COMPUTED, status=409, content_type="text/plain; charset=utf-8")
+    report = agreement_from_data(job.result["agreement"])
+    response = HttpResponse(agreement_csv(report, table), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{corpus.name}-agreement-{table}.csv"'
     return response

@@ -2,8 +2,11 @@
 engine, one annotator against the others, or an uploaded masked-output file) scored
 with the TAB metrics against the corpus's human layers, with CSV downloads.
 
-Non-file sources are evaluated on GET, so results are linkable (a POST of the form
-redirects there); an uploaded file is evaluated on its POST and never stored."""
+Non-file sources and the comparison of all sources are reports computed by a worker
+(``services.reports``), never in the request: a GET shows the current report, or starts
+one and shows its progress in its place, the section re-fetching itself until it is
+done. Results are linkable (a POST of the form redirects to the GET). An uploaded file
+is evaluated on its POST (bounded by the upload) and never stored."""
 
 import json
 from urllib.parse import urlencode
@@ -16,6 +19,9 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods
 
 from annotation.enums import EntityType
+from annotation.models import ReportJob
+from annotation.models.job import JobStatus
+from annotation.services import reports
 from annotation.services.errors import DomainError
 from annotation.services.evaluation import (
     CorpusEvaluation,
@@ -27,10 +33,9 @@ from annotation.services.evaluation import (
 from annotation.services.evaluation_dashboard import (
     CSV_TABLES,
     METRICS,
-    cached_comparison,
-    cached_evaluation,
-    comparison,
+    comparison_from_data,
     evaluation_csv,
+    evaluation_from_data,
     missed_rows,
 )
 
@@ -39,6 +44,9 @@ from .charts import PALETTE, bar_chart
 from .evaluation_forms import FILE, EvaluationForm
 
 REFUSAL = "Only managers evaluate a corpus."
+BEING_COMPUTED = (
+    "The evaluation is being computed (a report job): download the CSV again once the evaluation page shows it."
+)
 MISSED_SHOWN = 200  # the CSV has them all
 HIDDEN_SPANS_LIMIT = 2 * 1024 * 1024  # an uploaded file's spans ride along for its CSV below this size
 METRIC_HELP = {
@@ -64,19 +72,37 @@ def _form(request, corpus) -> EvaluationForm:
     return EvaluationForm(**options)
 
 
-def _evaluate(corpus, form: EvaluationForm) -> tuple[CorpusEvaluation, str]:
-    """The evaluation the valid form asks for, and the checked spans of an uploaded file
-    as JSON (empty for other sources)."""
+def _params(form: EvaluationForm) -> dict:
+    """What a report of the valid, non-file form is keyed by."""
     data = form.cleaned_data
-    options = {"annotators": data["annotators"] or None, "finished_only": not data["all_layers"]}
-    if data["source"] != FILE:
-        return cached_evaluation(corpus, data["source"], **options), ""
+    return {"source": data["source"], "annotators": sorted(data["annotators"]), "finished_only": not data["all_layers"]}
+
+
+def _evaluate_file(corpus, form: EvaluationForm) -> tuple[CorpusEvaluation, str]:
+    """An uploaded file's evaluation (bounded by the upload, never stored), and its
+    checked spans as JSON for its CSV downloads."""
+    data = form.cleaned_data
     upload = data["file"]
     label = upload.name if upload else (data["label"] or "uploaded file")
     content = upload.read() if upload else data["masked"]
     texts = dict(corpus.documents.values_list("doc_id", "text"))
     masked = read_masked_json(content, texts, label=label)
-    return evaluate_masked(corpus, masked, label=label, **options), json.dumps(masked, separators=(",", ":"))
+    result = evaluate_masked(
+        corpus, masked, label=label, annotators=data["annotators"] or None, finished_only=not data["all_layers"]
+    )
+    return result, json.dumps(masked, separators=(",", ":"))
+
+
+def _stored_evaluation(job: ReportJob) -> CorpusEvaluation:
+    """The evaluation a succeeded report stored (its answer may be a refusal)."""
+    if "error" in job.result:
+        raise DomainError(job.result["error"])
+    return evaluation_from_data(job.result["evaluation"])
+
+
+def _query(request, *, without: tuple[str, ...] = (), **extra) -> str:
+    pairs = [(key, value) for key, values in request.GET.lists() if key not in without for value in values]
+    return urlencode([*pairs, *extra.items()])
 
 
 def _source_label(source: str, sources: dict[str, str]) -> str:
@@ -115,34 +141,66 @@ def _result_context(corpus, result: CorpusEvaluation, form: EvaluationForm, span
 def corpus_evaluation(request, pk: int):
     corpus = managed_corpus(request, pk, REFUSAL)
     form = _form(request, corpus)
-    context = {"corpus": corpus, "form": form, "error": ""}
+    # The unfinished sections re-fetch the page here (the GET of this choice).
+    page_url = (
+        request.path
+        + "?"
+        + (
+            _query(request, without=("retry", "compare"))
+            if request.method == "GET"
+            else urlencode([] if form.finished_only else [("all_layers", "on")])
+        )
+    )
+    context = {"corpus": corpus, "form": form, "error": "", "page_url": page_url}
+    context["retry_query"] = _query(request, without=("retry",), retry="1")
     if form.is_bound and form.is_valid():
-        if request.method == "POST" and form.cleaned_data["source"] != FILE:
+        is_file = form.cleaned_data["source"] == FILE
+        if request.method == "POST" and not is_file:
             return redirect(f"{reverse('corpus-evaluation', args=[corpus.pk])}?{form.query()}")
         try:
-            result, spans_json = _evaluate(corpus, form)
-            context.update(_result_context(corpus, result, form, spans_json))
+            result, spans_json = (
+                _evaluation(request, corpus, form, context) if not is_file else _evaluate_file(corpus, form)
+            )
+            if result is not None:
+                context.update(_result_context(corpus, result, form, spans_json))
         except DomainError as exc:
             context["error"] = exc.message
     context.update(_comparison_context(request, corpus, form))
     return render(request, "frontend/corpus_evaluation.html", context)
 
 
-def _comparison_context(request, corpus, form: EvaluationForm) -> dict:
-    """The comparison of all sources when it is cached or asked for (``compare=1``)."""
-    finished_only = form.finished_only
-    rows = cached_comparison(corpus, finished_only=finished_only)
-    if rows is None and request.GET.get("compare"):
-        rows = comparison(corpus, finished_only=finished_only)
-    keep = [] if finished_only else [("all_layers", "on")]
-    query = (
-        [(key, value) for key, values in request.GET.lists() if key != "compare" for value in values]
-        if request.method == "GET"
-        else []
+def _evaluation(request, corpus, form: EvaluationForm, context: dict) -> tuple[CorpusEvaluation | None, str]:
+    """The stored evaluation of the form's source, or None while its report is computed
+    (the job, for its progress, in ``context``)."""
+    job = reports.report_for_page(
+        corpus, ReportJob.Kind.EVALUATION, _params(form), actor=request.user, retry="retry" in request.GET
     )
+    if job.status != JobStatus.SUCCEEDED:
+        context["evaluation_job"] = job
+        return None, ""
+    return _stored_evaluation(job), ""
+
+
+def _comparison_context(request, corpus, form: EvaluationForm) -> dict:
+    """The comparison of all sources when it is computed, being computed (its job) or
+    asked for (``compare=1`` starts it)."""
+    finished_only = form.finished_only
+    job = reports.report_for_page(
+        corpus,
+        ReportJob.Kind.COMPARISON,
+        {"finished_only": finished_only},
+        actor=request.user,
+        start=bool(request.GET.get("compare")),
+        retry="retry" in request.GET,
+    )
+    done = job is not None and job.status == JobStatus.SUCCEEDED
+    keep = [] if finished_only else [("all_layers", "on")]
     return {
-        "comparison": rows,
-        "compare_query": urlencode([*query, ("compare", "1")]),
+        "comparison": comparison_from_data(job.result["rows"]) if done else None,
+        "comparison_job": None if done else job,
+        "compare_query": _query(request, without=("compare", "retry"), compare="1")
+        if request.method == "GET"
+        else "compare=1",
         "row_query": urlencode(keep),
         "finished_only": finished_only,
     }
@@ -160,11 +218,20 @@ def corpus_evaluation_csv(request, pk: int):
         return _plain_400("Choose a source: ?source=preannotation or ?source=annotator:NAME.")
     if not form.is_valid():
         return _plain_400(" ".join(message for messages in form.errors.values() for message in messages))
+    source = form.cleaned_data["source"]
     try:
-        result, _ = _evaluate(corpus, form)
+        if source == FILE:
+            result, _ = _evaluate_file(corpus, form)
+        else:
+            params = _params(form)
+            job = reports.current_report(corpus, ReportJob.Kind.EVALUATION, params) or reports.start_report(
+                corpus, ReportJob.Kind.EVALUATION, params, request.user
+            )
+            if job.status != JobStatus.SUCCEEDED:
+                return HttpResponse(BEING_COMPUTED, status=409, content_type="text/plain; charset=utf-8")
+            result = _stored_evaluation(job)
     except DomainError as exc:
         return _plain_400(exc.message)
-    source = form.cleaned_data["source"]
     name = "file" if source == FILE else source.replace(":", "-")
     response = HttpResponse(evaluation_csv(result, table), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = content_disposition_header(

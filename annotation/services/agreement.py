@@ -1,13 +1,12 @@
 """Inter-annotator agreement of a corpus (documents with several finished layers), for
 the manager's dashboard and its CSV downloads. The coefficients are computed by
-``sanitize_app.engine.evaluation.agreement``; the result is cached until a layer changes."""
+``sanitize_app.engine.evaluation.agreement``; a report job computes it and stores it as
+JSON (``services.reports``), never a request."""
 
 import csv
 import io
 from collections import Counter
 from dataclasses import dataclass
-
-from django.core.cache import cache
 
 from sanitize_app.engine.evaluation.agreement import (
     NONE,
@@ -20,9 +19,7 @@ from sanitize_app.engine.evaluation.agreement import (
 from ..corpus_io.tab_writer import iter_tab_documents
 from ..enums import EntityType
 from ..models import Corpus
-from ..selectors import layers_state
 
-CACHE_SECONDS = 3600
 ATTRIBUTE_LABELS = {
     "entity_type": "Entity type",
     "identifier_type": "Identifier type",
@@ -58,21 +55,47 @@ class AgreementReport:
 
 
 def corpus_agreement(corpus: Corpus) -> AgreementReport:
-    key = f"agreement:{corpus.pk}:{layers_state(corpus)}"
-    report = cache.get(key)
-    if report is None:
-        documents = [
-            d for d in iter_tab_documents(corpus.documents.all(), finished_only=True) if len(d["annotations"]) >= 2
-        ]
-        report = AgreementReport(
-            documents=len(documents),
-            annotators=sorted({name for d in documents for name in d["annotations"]}),
-            table=agreement_table(documents),
-            confusion=entity_type_confusion(documents),
-            disagreements=identifier_disagreements(documents),
-        )
-        cache.set(key, report, CACHE_SECONDS)
-    return report
+    """The agreement of the documents with two or more finished layers (reads them all:
+    a worker's work)."""
+    documents = [
+        d for d in iter_tab_documents(corpus.documents.all(), finished_only=True) if len(d["annotations"]) >= 2
+    ]
+    return AgreementReport(
+        documents=len(documents),
+        annotators=sorted({name for d in documents for name in d["annotations"]}),
+        table=agreement_table(documents),
+        confusion=entity_type_confusion(documents),
+        disagreements=identifier_disagreements(documents),
+    )
+
+
+def agreement_data(report: AgreementReport) -> dict:
+    """The report as JSON, every mapping as a list of pairs (jsonb does not keep order)."""
+    return {
+        "documents": report.documents,
+        "annotators": report.annotators,
+        "table": [
+            [
+                attribute,
+                [[kind, [c.observed, c.fleiss_kappa, c.krippendorff_alpha, c.units]] for kind, c in kinds.items()],
+            ]
+            for attribute, kinds in report.table.items()
+        ],
+        "confusion": [[first, second, count] for (first, second), count in report.confusion.items()],
+        "disagreements": [[kind, list(counts.items())] for kind, counts in report.disagreements.items()],
+    }
+
+
+def agreement_from_data(data: dict) -> AgreementReport:
+    return AgreementReport(
+        documents=data["documents"],
+        annotators=data["annotators"],
+        table={
+            attribute: {kind: Coefficients(*values) for kind, values in kinds} for attribute, kinds in data["table"]
+        },
+        confusion=Counter({(first, second): count for first, second, count in data["confusion"]}),
+        disagreements={kind: dict(counts) for kind, counts in data["disagreements"]},
+    )
 
 
 def agreement_csv(report: AgreementReport, table: str) -> str:

@@ -6,6 +6,7 @@ annotator (evaluated against the others), or a masked-output file in the officia
 format ``{"doc_id": [[start, end], ...]}``."""
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -265,9 +266,12 @@ class SourceComparison:
     error: str = ""
 
 
-def compare_sources(corpus: Corpus, *, finished_only: bool = True, token_filter=None) -> list[SourceComparison]:
+def compare_sources(
+    corpus: Corpus, *, finished_only: bool = True, token_filter=None, progress: Callable[[int, int], None] | None = None
+) -> list[SourceComparison]:
     """Every source of ``evaluation_sources`` against the default gold standard (the
-    others' layers), WP with uniform weights only. The corpus is read once."""
+    others' layers), WP with uniform weights only. The corpus is read once.
+    ``progress(done, total)`` hears of each source evaluated."""
     sources = evaluation_sources(corpus)
     if not sources:
         return []
@@ -276,6 +280,8 @@ def compare_sources(corpus: Corpus, *, finished_only: bool = True, token_filter=
     token_filter = token_filter or official_token_filter()
     rows = []
     for source, label in sources:
+        if progress:
+            progress(len(rows), len(sources))
         try:
             masked, exclude = _source_spans(corpus, source, texts, finished_only=finished_only)
             result = _evaluate(

@@ -1,25 +1,18 @@
 """What the manager's evaluation page and its CSV downloads need around
-``annotation.services.evaluation``: evaluations cached until a layer or a
-pre-annotation changes, the comparison of every source, the missed entities with the
-layer to open, and the tables as CSV."""
+``annotation.services.evaluation``: evaluations and the comparison of every source as
+JSON (a report job stores them, ``services.reports``) and back, the missed entities
+with the layer to open, and the tables as CSV."""
 
 import csv
-import hashlib
 import io
 from dataclasses import dataclass
 
-from django.conf import settings
-from django.core.cache import cache
-from django.db.models import Count, Max
-
-from sanitize_app.engine.evaluation import official_token_filter
+from sanitize_app.engine.evaluation import EvaluationReport
 from sanitize_app.engine.evaluation.metrics import MissedEntity
 
-from ..models import AnnotationLayer, Corpus, Document, RunDocument
-from ..selectors import layers_state
-from .evaluation import CorpusEvaluation, SourceComparison, compare_sources, evaluate_source
+from ..models import AnnotationLayer, Corpus, Document
+from .evaluation import CorpusEvaluation, SourceComparison
 
-CACHE_SECONDS = 3600
 CSV_TABLES = ("metrics", "types", "missed")
 METRICS = (
     ("ER_di", "ER_di"),
@@ -28,57 +21,74 @@ METRICS = (
     ("token_precision", "Token precision"),
     ("WP", "WP (uniform)"),
 )
+# Keys kept as lists of pairs: PostgreSQL's jsonb does not keep a mapping's order, and
+# the tables list entity types in the engine's order.
+_ORDERED = ("recall_by_type", "false_negatives_by_type")
 
 
-def _state(corpus: Corpus) -> str:
-    """Changes whenever a layer is added, edited or removed, or a pre-annotation run
-    finishes a document."""
-    runs = RunDocument.objects.filter(document__corpus=corpus, status=RunDocument.Status.DONE).aggregate(
-        n=Count("id"), last=Max("id")
+def report_data(report: EvaluationReport | None) -> dict | None:
+    if report is None:
+        return None
+    data = report.as_dict()
+    for name in _ORDERED:
+        data[name] = [[key, value] for key, value in data[name].items()]
+    data["missed"] = [
+        [item.doc_id, item.annotator, item.entity_id, item.entity_type, item.is_direct, item.mentions]
+        for item in report.missed
+    ]
+    return data
+
+
+def report_from_data(data: dict | None) -> EvaluationReport | None:
+    if data is None:
+        return None
+    values = {**data, **{name: dict(data[name]) for name in _ORDERED}}
+    values["missed"] = [
+        MissedEntity(doc_id, annotator, entity_id, entity_type, is_direct, [tuple(m) for m in mentions])
+        for doc_id, annotator, entity_id, entity_type, is_direct, mentions in data["missed"]
+    ]
+    return EvaluationReport(**values)
+
+
+def evaluation_data(result: CorpusEvaluation) -> dict:
+    """An evaluation as JSON (what the page and the CSV downloads show)."""
+    return {
+        "source": result.source,
+        "annotators": result.annotators,
+        "report": report_data(result.report),
+        "lm_report": report_data(result.lm_report),
+        "lm_unavailable": result.lm_unavailable,
+    }
+
+
+def evaluation_from_data(data: dict) -> CorpusEvaluation:
+    return CorpusEvaluation(
+        data["source"],
+        report_from_data(data["report"]),
+        data["annotators"],
+        report_from_data(data["lm_report"]),
+        data["lm_unavailable"],
     )
-    return f"{layers_state(corpus)}:{runs['n']}:{runs['last']}"
 
 
-def _key(kind: str, corpus: Corpus, *parts) -> str:
-    """A cache key: the corpus's state, the token filter and the masked LM in use and the
-    request's parts (hashed: annotator names may hold any character)."""
-    context = (
-        _state(corpus),
-        official_token_filter().name,
-        settings.SANITIZE_ENGINE.get("masked_lm") or "",
-        *map(str, parts),
-    )
-    digest = hashlib.sha256("\x1f".join(context).encode()).hexdigest()[:32]
-    return f"evaluation:{kind}:{corpus.pk}:{digest}"
+def comparison_data(rows: list[SourceComparison]) -> list[dict]:
+    return [
+        {
+            "source": row.source,
+            "label": row.label,
+            "report": report_data(row.report),
+            "annotators": row.annotators,
+            "error": row.error,
+        }
+        for row in rows
+    ]
 
 
-def cached_evaluation(
-    corpus: Corpus, source: str, *, annotators: list[str] | None = None, finished_only: bool = True
-) -> CorpusEvaluation:
-    """``evaluate_source`` for the pre-annotation engine or an annotator, kept until the
-    corpus's layers or predictions change (errors are not kept)."""
-    key = _key("source", corpus, source, ",".join(sorted(annotators or [])), finished_only)
-    result = cache.get(key)
-    if result is None:
-        result = evaluate_source(corpus, source, annotators=annotators, finished_only=finished_only)
-        cache.set(key, result, CACHE_SECONDS)
-    return result
-
-
-def cached_comparison(corpus: Corpus, *, finished_only: bool = True) -> list[SourceComparison] | None:
-    """The comparison of all sources when it was computed since the last change, else None."""
-    return cache.get(_key("compare", corpus, finished_only))
-
-
-def comparison(corpus: Corpus, *, finished_only: bool = True) -> list[SourceComparison]:
-    """The comparison of all sources, computed once until the layers or predictions change
-    (one evaluation per annotator: seconds on a TAB-sized corpus)."""
-    key = _key("compare", corpus, finished_only)
-    rows = cache.get(key)
-    if rows is None:
-        rows = compare_sources(corpus, finished_only=finished_only)
-        cache.set(key, rows, CACHE_SECONDS)
-    return rows
+def comparison_from_data(rows: list[dict]) -> list[SourceComparison]:
+    return [
+        SourceComparison(row["source"], row["label"], report_from_data(row["report"]), row["annotators"], row["error"])
+        for row in rows
+    ]
 
 
 @dataclass

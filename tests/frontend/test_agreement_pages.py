@@ -5,10 +5,12 @@ import csv
 import io
 
 import pytest
+from django.test import TestCase
 
 from tests.conftest import tab_mention
 
 from .conftest import client_for
+from .evaluation.conftest import computed
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +52,7 @@ def two_layers(corpus, import_documents):
 
 
 def test_the_dashboard_shows_the_coefficients_the_heatmap_and_disagreements(two_layers, people):
-    page = client_for(people["manager"]).get(f"/corpora/{two_layers.pk}/agreement/").content.decode()
+    page = computed(client_for(people["manager"]), f"/corpora/{two_layers.pk}/agreement/").content.decode()
     assert "1 document with two or more finished layers" in page
     # Entity type, exact spans: observed 0.5, kappa 1/3, alpha 5/12.
     assert '<td>span (exact)</td><td class="num">4</td>' in page
@@ -60,6 +62,10 @@ def test_the_dashboard_shows_the_coefficients_the_heatmap_and_disagreements(two_
 
 def test_csv_downloads(two_layers, people):
     client = client_for(people["manager"])
+    # Before its report is computed the download refuses, saying why, and starts it.
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        waiting = client.get(f"/corpora/{two_layers.pk}/agreement/coefficients.csv")
+    assert waiting.status_code == 409 and "The agreement is being computed" in waiting.content.decode()
     response = client.get(f"/corpora/{two_layers.pk}/agreement/coefficients.csv")
     assert response["Content-Type"].startswith("text/csv") and "attachment" in response["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
@@ -82,5 +88,5 @@ def test_only_managers(two_layers, people):
 
 
 def test_an_empty_corpus_says_why(corpus, people):
-    page = client_for(people["manager"]).get(f"/corpora/{corpus.pk}/agreement/").content.decode()
+    page = computed(client_for(people["manager"]), f"/corpora/{corpus.pk}/agreement/").content.decode()
     assert "agreement needs at least two annotators on the same document" in page

@@ -17,6 +17,7 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import TestCase
 
 from annotation.enums import IdentifierType
 from annotation.models import PreannotationRun, Prediction, RunDocument
@@ -65,6 +66,15 @@ SYSTEM = {"d": [span("Anna Berg"), span("met"), span("Oslo")]}
 def upload(content, name: str = "system.json") -> SimpleUploadedFile:
     data = content if isinstance(content, bytes) else json.dumps(content).encode()
     return SimpleUploadedFile(name, data, content_type="application/json")
+
+
+def computed(client, url: str, data=None):
+    """A report page once its report is computed: the first GET starts the report job
+    (sent to a worker when the request commits; eager here, as a worker would run it),
+    the second shows what the job stored."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        client.get(url, data)
+    return client.get(url, data)
 
 
 def metric(page: str, label: str) -> str:

@@ -5,15 +5,23 @@ import io
 import json
 
 import pytest
+from django.test import TestCase
+
+from annotation.models import ReportJob
 
 from ..conftest import client_for
-from .conftest import SYSTEM, span, upload
+from .conftest import SYSTEM, computed, span, upload
 
 pytestmark = pytest.mark.django_db
 
 
-def test_csv_downloads(two_layers):
+def test_csv_downloads_read_the_stored_report(two_layers):
     client = client_for(two_layers["manager"])
+    # Before its report is computed the download refuses, saying why, and starts it.
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        waiting = client.get(two_layers["csv"], {"source": "annotator:a"})
+    assert waiting.status_code == 409 and "is being computed" in waiting.content.decode()
+    assert ReportJob.objects.get().kind == "evaluation"
     response = client.get(two_layers["csv"], {"source": "annotator:a"})
     assert response["Content-Type"].startswith("text/csv")
     assert response["Content-Disposition"] == 'attachment; filename="ECHR test-evaluation-annotator-a-metrics.csv"'
@@ -46,6 +54,8 @@ def test_csv_downloads(two_layers):
         "PERSON,0,1.0000",
     ]
     assert client.get(two_layers["csv"], {"source": "annotator:a", "table": "other"}).status_code == 404
+    assert ReportJob.objects.count() == 1  # every table from the one stored report
+    computed(client, two_layers["url"], {"source": "preannotation"})
     refused = client.get(two_layers["csv"], {"source": "preannotation"})
     assert refused.status_code == 400 and "has been pre-annotated" in refused.content.decode()
     assert client.get(two_layers["csv"]).status_code == 400

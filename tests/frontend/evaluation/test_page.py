@@ -2,14 +2,16 @@
 (figures computed by hand in conftest.py), missed entities, choices and errors."""
 
 import pytest
-from django.test import Client
+from django.test import Client, TestCase
 
 from annotation.enums import EntityType
+from annotation.models import ReportJob
+from annotation.services import reports
 from annotation.services.layers import assign_layer
 from annotation.services.mentions import create_mention
 
 from ..conftest import client_for
-from .conftest import SYSTEM, metric, metrics, preannotate, span, upload
+from .conftest import SYSTEM, computed, metric, metrics, preannotate, span, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -24,6 +26,7 @@ def test_only_managers(two_layers):
         assert response.status_code == 302 and response["Location"].startswith("/login/")
     assert client_for(two_layers["ann"]).post(url, {"file": upload(SYSTEM)}).status_code == 403
     assert client_for(two_layers["manager"]).get(url).status_code == 200
+    assert not ReportJob.objects.exists()  # a refused request starts nothing
 
 
 def test_a_masked_file_is_scored_against_both_layers(two_layers):
@@ -75,7 +78,7 @@ def test_an_annotator_against_the_other_is_linkable(two_layers):
     # a masks Anna Berg, Carl Dahl and Oslo; gold is b alone: ER_di 1/1, ER_qi 1/2
     # (2001 readable), recall 3 of 4 tokens, precision: b covers Anna Berg Oslo of the
     # 5 system tokens (Carl Dahl is NO_MASK for b): 3/5.
-    page = client.get(two_layers["url"], {"source": "annotator:a"}).content.decode()
+    page = computed(client, two_layers["url"], {"source": "annotator:a"}).content.decode()
     assert metrics(page) == ("1.000", "0.500", "0.750", "0.600", "0.600")
     assert "gold: b ·" in page and "a (against the others)" in page
     # Asking for the comparison keeps the choice on the page.
@@ -86,7 +89,13 @@ def test_an_annotator_against_the_other_is_linkable(two_layers):
     assert response.status_code == 302
     assert response["Location"] == f"{two_layers['url']}?source=annotator%3Ab&annotators=a"
     # b masks Anna Berg, Oslo, 2001 against a: ER_qi 1/2 (Carl Dahl), recall 3/5, precision 3/4.
-    assert metrics(client.get(response["Location"]).content.decode()) == ("1.000", "0.500", "0.600", "0.750", "0.750")
+    assert metrics(computed(client, response["Location"]).content.decode()) == (
+        "1.000",
+        "0.500",
+        "0.600",
+        "0.750",
+        "0.750",
+    )
 
 
 def test_the_gold_standard_and_unfinished_layers_can_be_chosen(two_layers):
@@ -111,9 +120,11 @@ def test_the_gold_standard_and_unfinished_layers_can_be_chosen(two_layers):
     page = client.post(two_layers["url"], {"file": upload(SYSTEM), "all_layers": "on"}).content.decode()
     assert metric(page, "ER_di") == "0.667" and "gold: a, ann_annotator, b ·" in page
     # The in-progress layer is not evaluated as a source unless unfinished layers count.
-    page = client.get(two_layers["url"], {"source": "annotator:ann_annotator"}).content.decode()
+    page = computed(client, two_layers["url"], {"source": "annotator:ann_annotator"}).content.decode()
     assert "ann_annotator has no finished layer in corpus ECHR test yet" in page
-    page = client.get(two_layers["url"], {"source": "annotator:ann_annotator", "all_layers": "on"}).content.decode()
+    page = computed(
+        client, two_layers["url"], {"source": "annotator:ann_annotator", "all_layers": "on"}
+    ).content.decode()
     assert metric(page, "ER_di") == "0.000"  # Carl Dahl masked, but both Anna Berg readable
 
 
@@ -127,11 +138,11 @@ def test_errors_are_shown_on_the_page(two_layers):
         start = page.index('id="evaluation-error">') + len('id="evaluation-error">')
         return page[start : page.index("</div>", start)]
 
-    assert error(client.get(two_layers["url"], {"source": "preannotation"})) == (
+    assert error(computed(client, two_layers["url"], {"source": "preannotation"})) == (
         "No document of corpus ECHR test has been pre-annotated."
     )
     assert (
-        error(client.get(two_layers["url"], {"source": "annotator:nobody"}))
+        error(computed(client, two_layers["url"], {"source": "annotator:nobody"}))
         == "nobody has no layer in corpus ECHR test."
     )
     assert error(client.post(two_layers["url"], {"file": upload({"d": [[0, 999]], "zz": []}, "bad.json")})) == (
@@ -155,10 +166,10 @@ def test_the_pre_annotation_and_the_comparison_of_all_sources(two_layers):
     # Engine masks Anna Berg and Carl Dahl; gold a and b: ER_di 2/2; ER_qi a 1/2 (Oslo),
     # b 0/2: 1/4; recall a 4/5, b 2/4: 6/9; precision: Anna Berg covered by both, Carl
     # Dahl by a only: (2+2+1+1)/(2*4) = 0.75.
-    page = client.get(two_layers["url"], {"source": "preannotation"}).content.decode()
+    page = computed(client, two_layers["url"], {"source": "preannotation"}).content.decode()
     assert metrics(page) == ("1.000", "0.250", "0.667", "0.750", "0.750")
     assert 'id="compare-button"' in page  # not computed yet
-    page = client.get(two_layers["url"], {"compare": "1"}).content.decode()
+    page = computed(client, two_layers["url"], {"compare": "1"}).content.decode()
     table = page[page.index('id="compare"') : page.index('id="choose"')]
     rows = [row for row in table.split("<tr>")[2:]]
     assert [row.split(">", 2)[2].split("<", 1)[0] for row in rows] == [
@@ -180,10 +191,10 @@ def test_the_pre_annotation_and_the_comparison_of_all_sources(two_layers):
 
 def test_an_empty_corpus_says_so(corpus, people):
     client = client_for(people["manager"])
-    page = client.get(f"/corpora/{corpus.pk}/evaluation/", {"compare": "1"}).content.decode()
+    page = computed(client, f"/corpora/{corpus.pk}/evaluation/", {"compare": "1"}).content.decode()
     assert "Nothing to compare yet: no layer and no pre-annotation in this corpus." in page
     assert "No layers yet." in page
-    page = client.get(f"/corpora/{corpus.pk}/evaluation/", {"source": "preannotation"}).content.decode()
+    page = computed(client, f"/corpora/{corpus.pk}/evaluation/", {"source": "preannotation"}).content.decode()
     assert "No document of corpus ECHR test has been pre-annotated." in page
 
 
@@ -193,3 +204,55 @@ def test_the_corpus_and_agreement_pages_link_to_the_evaluation(two_layers):
     assert link in manager.get(f"/corpora/{two_layers['corpus'].pk}/").content.decode()
     assert link in manager.get(f"/corpora/{two_layers['corpus'].pk}/agreement/").content.decode()
     assert link not in client_for(two_layers["ann"]).get(f"/corpora/{two_layers['corpus'].pk}/").content.decode()
+
+
+def test_the_page_starts_one_report_and_shows_its_progress_until_a_worker_computed_it(two_layers):
+    client = client_for(two_layers["manager"])
+    query = {"source": "annotator:a"}
+    with TestCase.captureOnCommitCallbacks() as sent:
+        page = client.get(two_layers["url"], query).content.decode()
+        again = client.get(two_layers["url"], query).content.decode()  # a poll of the section
+    job = ReportJob.objects.get()  # one job for both requests
+    assert len(sent) == 1 and (job.kind, job.status, job.result) == ("evaluation", "pending", {})
+    assert job.params == {"source": "annotator:a", "annotators": [], "finished_only": True}
+    for shown in (page, again):
+        assert 'id="metrics"' not in shown  # nothing evaluated in the request
+        assert f'id="job-progress-report-{job.pk}"' in shown and "Evaluating" in shown
+        assert f'hx-get="/jobs/report/{job.pk}/progress/' in shown  # the display polls the job ...
+        # ... and the section reloads from the page when the job is seen finished.
+        section = shown[shown.index('<div id="evaluation-report"') :]
+        assert section.startswith(
+            f'<div id="evaluation-report" hx-get="{two_layers["url"]}?source=annotator%3Aa"'
+            ' hx-trigger="job-finished from:body" hx-select="#evaluation-report" hx-swap="outerHTML">'
+        )
+    sent[0]()  # the worker runs it
+    job.refresh_from_db()
+    assert job.status == "succeeded" and job.result["evaluation"]["source"] == "annotator:a"
+    page = client.get(two_layers["url"], query).content.decode()
+    assert metrics(page) == ("1.000", "0.500", "0.750", "0.600", "0.600")
+    assert "job-progress" not in page and 'hx-select="#evaluation-report"' not in page  # polling stops
+
+
+def test_a_report_is_computed_again_when_its_data_changed(two_layers):
+    client = client_for(two_layers["manager"])
+    computed(client, two_layers["url"], {"source": "annotator:a"})
+    assign_layer(two_layers["document"], two_layers["ann"], actor=two_layers["manager"])
+    page = client.get(two_layers["url"], {"source": "annotator:a"}).content.decode()
+    assert ReportJob.objects.count() == 2 and ReportJob.objects.first().status == "pending"
+    assert 'id="metrics"' not in page and "job-progress" in page  # the stale report is not shown
+
+
+def test_a_failed_report_says_why_and_is_started_again_only_when_asked(two_layers, monkeypatch):
+    client = client_for(two_layers["manager"])
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the scorer broke")
+
+    monkeypatch.setattr(reports, "evaluate_source", broken)
+    page = computed(client, two_layers["url"], {"source": "annotator:a"}).content.decode()
+    assert "RuntimeError: the scorer broke" in page and 'id="evaluation-retry"' in page
+    assert 'hx-select="#evaluation-report"' not in page  # a failed report is not polled
+    assert ReportJob.objects.count() == 1  # nor started again by showing the page
+    monkeypatch.undo()
+    page = computed(client, two_layers["url"], {"source": "annotator:a", "retry": "1"}).content.decode()
+    assert ReportJob.objects.count() == 2 and metric(page, "ER_di") == "1.000"
