@@ -36,7 +36,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "annotation",
-    # /healthz/ (sanitize_app.health) and `manage.py health_check healthz`.
+    # django-health-check: the checks behind /healthz/ (sanitize_app.health).
     "health_check",
 ]
 # Each /healthz/ check (database, cache, storage, broker) answers within this many
