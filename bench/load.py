@@ -221,7 +221,10 @@ def server_environment(args) -> dict:
         ALLOWED_HOSTS="127.0.0.1",
         CELERY_BROKER_URL=args.redis_url,
         CELERY_RESULT_BACKEND=args.redis_url,
-        CACHE_URL=args.redis_url,
+        # Production refuses a cache on the broker's database and an undeclared storage.
+        CACHE_URL=args.redis_url.rsplit("/", 1)[0] + "/14",
+        SANITIZE_STORAGE="filesystem",
+        MEDIA_ROOT=str(Path(tempfile.gettempdir()) / "sanitize-load-media"),
         LOG_LEVEL="WARNING",
         PYTHONPATH=str(args.app_dir),
     )
