@@ -15,6 +15,7 @@ from annotation.models import Corpus, CorpusMembership
 from annotation.services.corpus_import import import_tab
 from annotation.services.layers import add_reviewer, assign_layer
 from annotation.services.mentions import create_mention
+from tests.support.s3_server import s3_server, s3_storage  # noqa: F401 - fixtures for every test
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "tab" / "tab_dev_sample.json"
@@ -23,7 +24,11 @@ SHARED_TAB = REPO.parent / "shared" / "tab"
 
 @pytest.fixture(autouse=True)
 def _media_in_tmp(settings, tmp_path):
+    """Stored files, trained models' scratch directories and the model cache in the
+    test's own folder, never under var/."""
     settings.MEDIA_ROOT = tmp_path / "media"
+    settings.SANITIZE_MODEL_ROOT = tmp_path / "models"
+    settings.SANITIZE_MODEL_CACHE = tmp_path / "model-cache"
 
 
 @pytest.fixture(autouse=True)

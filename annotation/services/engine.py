@@ -5,8 +5,6 @@ content and the configured search backend for the web-search indicator.
 Building an engine loads models (a spaCy pipeline, maybe transformers), so engines are
 kept per process, one per corpus and configuration."""
 
-from pathlib import Path
-
 from django.conf import settings
 
 from sanitize_app.engine import tab_document
@@ -16,29 +14,28 @@ from sanitize_app.engine.information_content import CorpusStatistics
 from sanitize_app.engine.preannotation import EngineConfig, PreannotationEngine
 
 from ..models import Corpus, Document, TrainedModel
+from . import model_store
 from .background import DatabaseSearchBackend
 from .errors import DomainError
 from .process_cache import ProcessCache
 
+# The engine setting each kind of trained model replaces.
+CONFIG_KEYS = (("recognizer", "spacy_pipeline"), ("masking", "span_classifier"), ("sequence", "sequence_model"))
 # Engines kept per process (a worker usually serves one corpus at a time).
 _ENGINES: ProcessCache[PreannotationEngine] = ProcessCache(keep=2)
 
 
 def engine_config(corpus: Corpus | None = None) -> EngineConfig:
     """The engine's configuration from settings, with the corpus's promoted models (the
-    retraining loop's registry) in place of the configured ones."""
+    retraining loop's registry) in place of the configured ones, fetched into this
+    host's model cache. Raises ``ModelUnavailable`` (a DomainError naming the model and
+    why) when a promoted model cannot be fetched: an engine without it would say it
+    used it."""
     options = dict(settings.SANITIZE_ENGINE)
     trained = _promoted_models(corpus)
-    for kind, key in (("recognizer", "spacy_pipeline"), ("masking", "span_classifier"), ("sequence", "sequence_model")):
+    for kind, key in CONFIG_KEYS:
         if kind in trained:
-            options[key] = str(Path(settings.SANITIZE_MODEL_ROOT) / trained[kind].path)
-    names = [trained["recognizer"].label if "recognizer" in trained else options.get("spacy_pipeline") or "rules"]
-    for kind, key in (("sequence", "sequence_model"), ("masking", "span_classifier")):
-        if kind in trained:
-            names.append(trained[kind].label)
-        elif options.get(key):
-            names.append(options[key])
-    names += [options[key] for key in ("masked_lm", "lm_classifier") if options.get(key)]
+            options[key] = str(model_store.local_path(trained[kind]))
     return EngineConfig(
         spacy_pipeline=options.get("spacy_pipeline") or None,
         masked_lm=options.get("masked_lm") or None,
@@ -49,8 +46,25 @@ def engine_config(corpus: Corpus | None = None) -> EngineConfig:
         device=options.get("device", "cpu"),
         encoder=options.get("encoder") or None,
         encoder_sha256=options.get("encoder_sha256", ""),
-        model_version=" + ".join(str(name) for name in names)[:100],
+        model_version=_model_version(options, trained),
     )
+
+
+def engine_version(corpus: Corpus | None = None) -> str:
+    """What ``engine_config(corpus).model_version`` says, without fetching any model (a web
+    host starting a run needs the name, not the files)."""
+    return _model_version(dict(settings.SANITIZE_ENGINE), _promoted_models(corpus))
+
+
+def _model_version(options: dict, trained: dict) -> str:
+    names = [trained["recognizer"].label if "recognizer" in trained else options.get("spacy_pipeline") or "rules"]
+    for kind, key in (("sequence", "sequence_model"), ("masking", "span_classifier")):
+        if kind in trained:
+            names.append(trained[kind].label)
+        elif options.get(key):
+            names.append(options[key])
+    names += [options[key] for key in ("masked_lm", "lm_classifier") if options.get(key)]
+    return " + ".join(str(name) for name in names)[:100]
 
 
 def sequence_backbone() -> str:
@@ -75,7 +89,7 @@ def sequence_backbone() -> str:
 def _promoted_models(corpus: Corpus | None) -> dict:
     if corpus is None:
         return {}
-    return {m.kind: m for m in TrainedModel.objects.filter(corpus=corpus, is_active=True)}
+    return {m.kind: m for m in TrainedModel.objects.filter(corpus=corpus, is_active=True).select_related("corpus")}
 
 
 class _NoSearch:

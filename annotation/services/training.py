@@ -2,18 +2,22 @@
 finished layers, keep every version in the registry, promote one for pre-annotation
 and roll back.
 
-A training is a row of ``TrainedModel`` first (queued), then the work of a Celery task
-(``run_training``). Whatever goes wrong while training (bad configuration, no data, an
-exception, the time limit, a worker that died) ends in a failed row with the error in
-words; the active model is never touched by a training, only by ``promote`` (guarded:
-``promotion_guard``), or at the end of a training by the schedule when
-``SANITIZE_TRAINING["auto_promote"]`` is on and the model needs no reason."""
+A training is a job (``services.jobs``): a ``TrainedModel`` row first (pending), then the
+work of a Celery task (``run_training``) that claims it, keeps its heartbeat fresh while
+it trains (a long epoch is never taken for a lost worker) and reports its progress.
+The model is written to a scratch directory under ``SANITIZE_MODEL_ROOT``, then stored
+as an archive in the default storage (``model_store``), from where every worker fetches
+it. Whatever goes wrong while training (bad configuration, no data, an exception, the
+time limit) ends in a failed row with the error in words; a worker that died is found by
+the sweeper, which sends the training again or fails it. The active model is never
+touched by a training, only by ``promote`` (guarded: ``promotion_guard``), or at the end
+of a training by the schedule when ``SANITIZE_TRAINING["auto_promote"]`` is on and the
+model needs no reason."""
 
 import dataclasses
 import shutil
 import time
 import traceback
-from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -25,6 +29,7 @@ from django.utils import timezone
 from ..corpus_io.tab_writer import iter_tab_documents
 from ..enums import FINISHED_LAYER_STATUSES, LayerStatus
 from ..models import AnnotationLayer, Corpus, TrainedModel
+from . import jobs, model_store
 from .audit import record_event
 from .engine import engine_config, sequence_backbone
 from .errors import DomainError
@@ -36,16 +41,17 @@ from .promotion_guard import GUARDED
 
 Kind = TrainedModel.Kind
 Status = TrainedModel.Status
-# A running training touches its row at least this often; one silent for much longer
-# lost its worker (killed, out of memory, machine restarted).
-HEARTBEAT_STALE = timedelta(minutes=10)
-LOG_LIMIT = 20_000
 # The share of a run's progress bar that the training takes; the comparison has the rest.
 TRAINING_SHARE = 0.9
 
 
 def model_root() -> Path:
     return Path(settings.SANITIZE_MODEL_ROOT)
+
+
+def scratch_dir(model: TrainedModel) -> Path:
+    """Where this host writes the model while training it (archived, then removed)."""
+    return model_root() / f"corpus-{model.corpus_id}" / model.kind / f"v{model.version}"
 
 
 def training_statuses() -> list[str]:
@@ -64,57 +70,69 @@ def training_layers(corpus: Corpus):
 def start_training(
     corpus: Corpus, kind: str, *, actor: AbstractBaseUser | None = None, trigger: str = "manual"
 ) -> TrainedModel:
-    """Queue a training of ``kind``. Refused while another training of the same kind
-    runs for this corpus (a lost one is first recognised as failed)."""
+    """Queue a training of ``kind``. Refused while another training of the same kind is
+    pending or running for this corpus (one whose worker was lost is the sweeper's:
+    embedded, where no sweeper runs, it is failed here first)."""
     if kind not in Kind.values:
         raise DomainError(f"Unknown model kind {kind!r}: use one of {', '.join(Kind.values)}.", field="kind")
     if kind == Kind.SEQUENCE:
         sequence_backbone()  # refuses, saying why, when there is none
-    fail_lost_trainings(corpus)
     layers = list(training_layers(corpus).values_list("pk", "version"))
     if not layers:
         raise DomainError(f"Corpus {corpus.name} has no confirmed layer to train on yet.", field="corpus")
     try:
-        with transaction.atomic():
-            version = (TrainedModel.objects.filter(corpus=corpus, kind=kind).aggregate(v=Max("version"))["v"] or 0) + 1
-            model = TrainedModel.objects.create(
-                corpus=corpus,
-                kind=kind,
-                version=version,
-                created_by=actor if actor is not None and actor.is_authenticated else None,
-                trigger=trigger,
-                training_layers=[list(row) for row in layers],
-            )
-            record_event("model.train", actor=actor, corpus=corpus, target=model.label, changes={"trigger": trigger})
+        return _create(corpus, kind, layers, actor=actor, trigger=trigger)
     except IntegrityError:
-        running = TrainedModel.objects.filter(corpus=corpus, kind=kind, status__in=[Status.PENDING, Status.RUNNING])
-        current = running.first()
-        raise DomainError(
-            f"A {kind} training is already {current.get_status_display().lower() if current else 'running'}"
-            f"{f' ({current.label})' if current else ''}: one at a time.",
-            field="kind",
-        ) from None
+        pass
+    if _embedded() and "training" in jobs.KINDS:
+        # No beat embedded: a training whose process died would block the kind for good.
+        jobs.sweep_kind(jobs.KINDS["training"])
+        try:
+            return _create(corpus, kind, layers, actor=actor, trigger=trigger)
+        except IntegrityError:
+            pass
+    current = TrainedModel.objects.filter(corpus=corpus, kind=kind, status__in=[Status.PENDING, Status.RUNNING]).first()
+    raise DomainError(
+        f"A {kind} training is already {current.get_status_display().lower() if current else 'running'}"
+        f"{f' ({current.label})' if current else ''}: one at a time.",
+        field="kind",
+    )
+
+
+def _create(corpus: Corpus, kind: str, layers: list, *, actor, trigger: str) -> TrainedModel:
+    with transaction.atomic():
+        version = (TrainedModel.objects.filter(corpus=corpus, kind=kind).aggregate(v=Max("version"))["v"] or 0) + 1
+        model = TrainedModel.objects.create(
+            corpus=corpus,
+            kind=kind,
+            version=version,
+            created_by=actor if actor is not None and actor.is_authenticated else None,
+            trigger=trigger,
+            training_layers=[list(row) for row in layers],
+        )
+        record_event("model.train", actor=actor, corpus=corpus, target=model.label, changes={"trigger": trigger})
     return model
 
 
-def fail_lost_trainings(corpus: Corpus | None = None) -> int:
-    """Mark as failed the trainings whose worker went silent (killed, lost)."""
-    stale = timezone.now() - HEARTBEAT_STALE
-    lost = TrainedModel.objects.filter(status=Status.RUNNING, heartbeat_at__lt=stale)
-    if corpus is not None:
-        lost = lost.filter(corpus=corpus)
-    return lost.update(
-        status=Status.FAILED,
-        error="The training stopped answering (its worker was killed or lost); the active model is unchanged.",
-        finished_at=timezone.now(),
-    )
+def _embedded() -> bool:
+    from sanitize_app.celery import app
+
+    return bool(app.conf.task_always_eager)
 
 
 # --- Running --------------------------------------------------------------------------
 
 
+class _Lost(BaseException):
+    """The training was taken over by another worker (this one was declared lost). A
+    BaseException, so that the trainers' and the comparison's handlers of their own
+    failures let it through: it stops the work, it is not an error of the model."""
+
+
 class _Progress:
-    """Progress and log lines written to the row, at most every half second."""
+    """Progress (done of 100), the stage and log lines, reported at most every half
+    second (a message is always written). Raises ``_Lost`` once the training is no
+    longer this attempt's: its work would be thrown away."""
 
     def __init__(self, model: TrainedModel):
         self.model = model
@@ -122,50 +140,72 @@ class _Progress:
 
     def __call__(self, fraction: float, message: str = "") -> None:
         now = time.monotonic()
-        if message:
-            self.model.log = (self.model.log + f"{timezone.now():%H:%M:%S} {message}\n")[-LOG_LIMIT:]
-        self.model.done = round(self.model.total * max(0.0, min(1.0, float(fraction))))
-        if now - self.last >= 0.5 or fraction >= 1.0:
-            self.last = now
-            self.model.heartbeat_at = timezone.now()
-            self.model.save(update_fields=["done", "log", "heartbeat_at"])
+        done = round(self.model.total * max(0.0, min(1.0, float(fraction))))
+        if not message and now - self.last < 0.5 and fraction < 1.0:
+            self.model.done = done
+            return
+        self.last = now
+        stage = message[:200] if message else None
+        if not jobs.report(self.model, stage=stage, done=done, log=message):
+            raise _Lost
 
 
 def run_training(model_id: int) -> TrainedModel:
-    """Train the queued model ``model_id``, compare it with the engine in use and the
-    zero-shot engine on its held-out documents, and store the result. Never raises for
-    a training that fails: the row says what went wrong. Safe to redeliver: a model
-    that is no longer queued is left as it is."""
-    claimed = TrainedModel.objects.filter(pk=model_id, status=Status.PENDING).update(
-        status=Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
-    )
-    model = TrainedModel.objects.select_related("corpus").get(pk=model_id)
-    if not claimed:
-        return model
-    progress = _Progress(model)
-    target = model_root() / f"corpus-{model.corpus_id}" / model.kind / f"v{model.version}"
+    """Train the pending model ``model_id``, store it, compare it with the engine in use
+    and the zero-shot engine on its held-out documents, and record the result. Never
+    raises for a training that fails: the row says what went wrong. Safe to redeliver:
+    a model that another worker holds or that finished is left as it is; one taken up
+    again after its worker was lost starts from a clean scratch directory."""
+    model = jobs.claim(TrainedModel, model_id)
+    if model is None:
+        return TrainedModel.objects.select_related("corpus").get(pk=model_id)
+    target = scratch_dir(model)
+    shutil.rmtree(target, ignore_errors=True)  # what a lost attempt left on this host
     started = time.monotonic()
+    progress = _Progress(model)
     try:
-        train, heldout = _split(model, progress)
-        result = _train(model, train, heldout, target, _scaled(progress, 0.02, TRAINING_SHARE - 0.02))
+        with jobs.Heartbeat(model):
+            result, heldout = _train_and_store(model, target, progress)
+            comparison = _compare(model, model_store.local_path(model), heldout, progress)
+    except _Lost:
+        model_store.discard(model)
+        return model
     except Exception as exc:  # noqa: BLE001 - any failure must end as a failed row
-        shutil.rmtree(target, ignore_errors=True)
+        model_store.discard(model)
         _finish(model, Status.FAILED, started, error=_explain(exc))
         return model
-    model.path = str(Path(result.path).relative_to(model_root()))
-    model.metrics = {**result.metrics, "comparison": _compare(model, Path(result.path), heldout, progress)}
-    model.config = result.config
-    model.train_documents = list(result.train_documents)
-    model.heldout_documents = list(result.heldout_documents)
-    _finish(model, Status.SUCCEEDED, started)
-    if model.trigger == "schedule" and settings.SANITIZE_TRAINING.get("auto_promote"):
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+    finished = _finish(
+        model,
+        Status.SUCCEEDED,
+        started,
+        path=model.path,
+        archive=model.archive,
+        checksum=model.checksum,
+        metrics={**result.metrics, "comparison": comparison},
+        config=result.config,
+        train_documents=list(result.train_documents),
+        heldout_documents=list(result.heldout_documents),
+    )
+    if not finished:
+        model_store.discard(model)  # another attempt owns the row now
+    elif model.trigger == "schedule" and settings.SANITIZE_TRAINING.get("auto_promote"):
         _record_auto_promotion(model, *auto_promote(model))
     return model
 
 
+def _train_and_store(model: TrainedModel, target: Path, progress: _Progress):
+    train, heldout = _split(model, progress)
+    result = _train(model, train, heldout, target, _scaled(progress, 0.02, TRAINING_SHARE - 0.02))
+    progress(TRAINING_SHARE, "storing the model's archive")
+    model_store.store(model, Path(result.path))
+    return result, heldout
+
+
 def _record_auto_promotion(model: TrainedModel, promoted: bool, decided: str) -> None:
     model.metrics = {**model.metrics, "auto_promotion": {"promoted": promoted, "why": decided}}
-    model.log = (model.log + f"{timezone.now():%H:%M:%S} {decided}\n")[-LOG_LIMIT:]
+    model.log = (model.log + f"{timezone.now():%H:%M:%S} {decided}\n")[-jobs.LOG_LIMIT :]
     model.save(update_fields=["metrics", "log"])
 
 
@@ -185,8 +225,9 @@ def _split(model: TrainedModel, progress: _Progress) -> tuple[list[dict], list[d
 
 
 def _compare(model: TrainedModel, path: Path, heldout: list[dict], progress: _Progress) -> dict:
-    """The comparison with the engine in use and the zero-shot one; a comparison that
-    fails says so (the model is trained all the same, and its promotion needs a reason)."""
+    """The comparison with the engine in use and the zero-shot one, the candidate as
+    every worker gets it (``path``: unpacked from its archive); a comparison that fails
+    says so (the model is trained all the same, and its promotion needs a reason)."""
     try:
         return compare_engines(model, path, heldout, _scaled(progress, TRAINING_SHARE, 1 - TRAINING_SHARE))
     except Exception as exc:  # noqa: BLE001 - the training's result is kept
@@ -270,25 +311,25 @@ def _snapshot_documents(model: TrainedModel) -> list[dict]:
 
 def _explain(exc: Exception) -> str:
     message = str(exc) or exc.__class__.__name__
-    if exc.__class__.__name__ != "TrainingError":
+    if not isinstance(exc, DomainError) and exc.__class__.__name__ != "TrainingError":
         message = f"{exc.__class__.__name__}: {message}\n" + "".join(traceback.format_exception(exc)[-3:])
     return message[:5000]
 
 
-def _finish(model: TrainedModel, status: str, started: float, *, error: str = "") -> None:
-    model.status = status
-    model.error = error
-    model.duration_s = round(time.monotonic() - started, 2)
-    model.finished_at = timezone.now()
-    model.done = model.total if status == Status.SUCCEEDED else model.done
-    model.save()
-    record_event(
-        "model.trained" if status == Status.SUCCEEDED else "model.failed",
-        actor=None,
-        corpus=model.corpus,
-        target=model.label,
-        changes={"error": error[:500]} if error else {"metrics": _headline(model.metrics)},
-    )
+def _finish(model: TrainedModel, status: str, started: float, *, error: str = "", **fields) -> bool:
+    """End the training with ``fields`` and audit it, if it is still this attempt's
+    (a worker declared lost writes nothing)."""
+    with transaction.atomic():
+        finished = jobs.finish(model, status, error=error, duration_s=round(time.monotonic() - started, 2), **fields)
+        if finished:
+            record_event(
+                "model.trained" if status == Status.SUCCEEDED else "model.failed",
+                actor=None,
+                corpus=model.corpus,
+                target=model.label,
+                changes={"error": error[:500]} if error else {"metrics": _headline(model.metrics)},
+            )
+    return finished
 
 
 def _headline(metrics: dict) -> dict:

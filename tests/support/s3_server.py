@@ -1,8 +1,6 @@
 """A real S3-compatible server for tests: moto's standalone server (``ThreadedMotoServer``)
 on a free port of 127.0.0.1, spoken to over HTTP by the real boto3 / django-storages
-client code. No AWS, no Docker.
-
-    from tests.support.s3_server import s3_server, s3_storage  # noqa: F401 (fixtures)
+client code. No AWS, no Docker. The fixtures are registered for every test by tests/conftest.py.
 
     def test_something(s3_storage):       # default_storage is now S3Storage on the server
         s3_storage.endpoint_url, s3_storage.bucket, ...

@@ -7,6 +7,8 @@ from django.utils import timezone
 
 from annotation.models import TrainedModel
 from annotation.services.model_comparison import compare_engines
+from annotation.services.model_store import ModelUnavailable
+from tests.support.archived_models import archived_model
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rules_only_engine")]
 
@@ -36,10 +38,7 @@ def test_a_candidate_that_does_not_load_is_an_error_and_the_others_are_scored(ca
 
 
 def test_the_engine_in_use_has_the_promoted_models_and_the_zero_shot_engine_none(corpus, candidate, heldout, tmp_path):
-    TrainedModel.objects.create(
-        corpus=corpus, kind="recognizer", version=1, status="succeeded", path="r/v1", is_active=True,
-        activated_at=timezone.now(),
-    )  # fmt: skip
+    archived_model(corpus, "recognizer", 1, is_active=True, activated_at=timezone.now())
     compared = compare_engines(candidate, tmp_path / "missing", heldout, lambda f, m="": None)
     assert compared["in_use_model"] == "recognizer v1"
     assert compared["in_use"]["engine"] == "recognizer v1" and compared["zero_shot"]["engine"] == "rules"
@@ -57,3 +56,11 @@ def test_past_the_time_limit_no_engine_is_scored(candidate, heldout, tmp_path, s
 def test_no_held_out_documents_no_comparison(candidate, tmp_path):
     compared = compare_engines(candidate, tmp_path, [], lambda f, m="": None)
     assert compared == {"in_use_model": "", "documents": 0, "skipped": "no held-out documents to compare on"}
+
+
+def test_an_engine_in_use_whose_model_cannot_be_fetched_is_not_compared(corpus, candidate, heldout, tmp_path):
+    in_use = archived_model(corpus, "recognizer", 1, is_active=True, activated_at=timezone.now())
+    in_use.checksum = "0" * 64
+    in_use.save()
+    with pytest.raises(ModelUnavailable, match=r"recognizer v1 model .*not the recorded 0000"):
+        compare_engines(candidate, tmp_path / "missing", heldout, lambda f, m="": None)

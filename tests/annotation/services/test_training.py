@@ -1,19 +1,23 @@
 """The model registry and the retraining loop: one training of a kind at a time, lost
-trainings found failed, a failed training never touches the active model, promotion
-and roll back, every training compared with the engine in use and the zero-shot one,
-and the schedule's rules (when to retrain, what it may promote)."""
+trainings found failed (embedded) or taken up again from a clean scratch directory, a
+failed training never touches the active model, trained models stored as archives and
+fetched from them, a promoted model that cannot be fetched stops the pre-annotation,
+promotion and roll back, every training compared with the engine in use and the
+zero-shot one, and the schedule's rules (when to retrain, what it may promote)."""
 
 from datetime import timedelta
 
 import pytest
+from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from annotation.enums import LayerStatus
 from annotation.models import AnnotationLayer, TrainedModel
-from annotation.services import training
+from annotation.services import model_store, training
 from annotation.services.engine import engine_config
 from annotation.services.errors import DomainError
 from sanitize_app.engine.training import TrainingResult
+from tests.support.archived_models import archived_model
 
 DOCS = ("001-79436", "001-83927", "001-95183")
 
@@ -21,14 +25,27 @@ DOCS = ("001-79436", "001-83927", "001-95183")
 @pytest.fixture
 def trained_corpus(corpus, pick, import_documents, settings, tmp_path):
     settings.SANITIZE_MODEL_ROOT = tmp_path / "models"
+    settings.SANITIZE_MODEL_CACHE = tmp_path / "model-cache"
     import_documents(corpus, pick(*DOCS))
     return corpus
 
 
 def _succeeded(corpus, kind="recognizer", version=1, **fields):
-    return TrainedModel.objects.create(
-        corpus=corpus, kind=kind, version=version, status="succeeded", path=f"corpus/{kind}/v{version}", **fields
-    )
+    return archived_model(corpus, kind, version, **fields)
+
+
+def _archives() -> list[str]:
+    """The model archives in the default storage."""
+    found = []
+
+    def walk(folder):
+        folders, files = default_storage.listdir(folder) if default_storage.exists(folder) else ([], [])
+        found.extend(f"{folder}/{name}" for name in files)
+        for name in folders:
+            walk(f"{folder}/{name}")
+
+    walk("models")
+    return sorted(found)
 
 
 def _comparison(candidate, in_use, in_use_model=""):
@@ -46,7 +63,7 @@ def test_one_training_of_a_kind_at_a_time(trained_corpus, people):
     first = training.start_training(trained_corpus, "recognizer", actor=people["manager"])
     assert first.version == 1 and first.status == "pending"
     assert len(first.training_layers) == AnnotationLayer.objects.filter(document__corpus=trained_corpus).count()
-    with pytest.raises(DomainError, match=r"A recognizer training is already queued \(recognizer v1\): one at a time"):
+    with pytest.raises(DomainError, match=r"A recognizer training is already pending \(recognizer v1\): one at a time"):
         training.start_training(trained_corpus, "recognizer")
     other = training.start_training(trained_corpus, "masking")  # another kind may run beside it
     assert other.version == 1
@@ -64,31 +81,36 @@ def test_what_cannot_be_trained_is_refused_with_the_reason(corpus, trained_corpu
         training.start_training(trained_corpus, "recognizer")
 
 
-def test_a_training_whose_worker_died_is_found_failed_and_frees_the_kind(trained_corpus):
+def test_embedded_a_dead_training_is_found_failed_and_frees_the_kind(trained_corpus, eager_tasks, settings):
+    import annotation.tasks  # noqa: F401 - registers the kinds of jobs
+
     lost = training.start_training(trained_corpus, "masking")
-    TrainedModel.objects.filter(pk=lost.pk).update(
-        status="running", heartbeat_at=timezone.now() - training.HEARTBEAT_STALE - timedelta(seconds=1)
-    )
+    stale = timezone.now() - timedelta(seconds=settings.SANITIZE_JOBS["stall_s"] + 1)
+    TrainedModel.objects.filter(pk=lost.pk).update(status="running", attempts=1, heartbeat_at=stale)
     again = training.start_training(trained_corpus, "masking")
     lost.refresh_from_db()
-    assert lost.status == "failed" and "worker was killed or lost" in lost.error
+    assert lost.status == "failed" and "The process running it stopped" in lost.error
     assert again.version == 2
+    # one that is alive (fresh heartbeat) still blocks the kind
+    TrainedModel.objects.filter(pk=again.pk).update(status="running", attempts=1, heartbeat_at=timezone.now())
+    with pytest.raises(DomainError, match=r"A masking training is already running \(masking v2\)"):
+        training.start_training(trained_corpus, "masking")
 
 
 def test_a_failing_training_leaves_the_active_model_and_says_why(trained_corpus, settings):
     active = _succeeded(trained_corpus, is_active=True, activated_at=timezone.now())
     settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "base_model": "no_such_pipeline_xyz"}
-    model = training.run_training(training.start_training(trained_corpus, "recognizer").pk)
+    model = training.run_training(training.start_training(trained_corpus, "recognizer", trigger="command").pk)
     assert model.status == "failed" and "no_such_pipeline_xyz" in model.error
-    assert model.finished_at is not None and not model.is_active
+    assert model.finished_at is not None and not model.is_active and model.archive == ""
     active.refresh_from_db()
     assert active.is_active
-    assert not (settings.SANITIZE_MODEL_ROOT / f"corpus-{trained_corpus.pk}" / "recognizer" / "v2").exists()
+    assert not training.scratch_dir(model).exists() and _archives() == [active.archive]
     # a redelivered task does not train a finished model again
     assert training.run_training(model.pk).status == "failed"
 
 
-def test_promote_and_roll_back(trained_corpus, people):
+def test_promote_and_roll_back(trained_corpus, people, settings):
     default = engine_config(trained_corpus)
     v1 = _succeeded(trained_corpus, version=1, metrics={"comparison": _comparison((1.0, 0.9), (1.0, 0.9))})
     v2 = _succeeded(
@@ -101,7 +123,8 @@ def test_promote_and_roll_back(trained_corpus, people):
     training.promote(v2, actor=people["manager"])
     assert list(TrainedModel.objects.filter(is_active=True)) == [v2]
     config = engine_config(trained_corpus)
-    assert config.spacy_pipeline.endswith("corpus/recognizer/v2") and config.model_version.startswith("recognizer v2")
+    assert config.spacy_pipeline == str(settings.SANITIZE_MODEL_CACHE / v2.checksum / "model")
+    assert config.model_version.startswith("recognizer v2")
     assert training.roll_back(trained_corpus, "recognizer", actor=people["manager"]) == v1
     assert training.roll_back(trained_corpus, "recognizer", actor=people["manager"]) is None
     assert not TrainedModel.objects.filter(is_active=True).exists()
@@ -144,7 +167,9 @@ def test_trained_models_are_stored_promoted_and_used_by_the_preannotation(traine
     assert len(recognizer.train_documents) + len(recognizer.heldout_documents) == len(DOCS)
     assert not set(recognizer.train_documents) & set(recognizer.heldout_documents)
     assert 0 <= recognizer.metrics["entity_type_f1"] <= 1 and "ER_di" in recognizer.metrics
-    assert (settings.SANITIZE_MODEL_ROOT / recognizer.path / "meta.json").exists()
+    # Stored as an archive, the scratch copy gone; every worker unpacks it into its cache.
+    assert recognizer.archive in _archives() and not training.scratch_dir(recognizer).exists()
+    assert (model_store.local_path(recognizer) / "meta.json").exists()
     assert recognizer.progress == 1.0 and "split:" in recognizer.log  # progress was written to the row
     # Compared on its held-out document with the engine in use, which is the zero-shot
     # engine while nothing is promoted.
@@ -162,7 +187,7 @@ def test_trained_models_are_stored_promoted_and_used_by_the_preannotation(traine
 
     masking = training.run_training(training.start_training(trained_corpus, "masking").pk)
     assert masking.status == "succeeded", masking.error
-    assert (settings.SANITIZE_MODEL_ROOT / masking.path).is_file()
+    assert model_store.local_path(masking).is_file() and masking.path == "classifier.joblib"
     compared = masking.metrics["comparison"]
     # The engine in use has the promoted recognizer; the zero-shot engine has none.
     assert compared["in_use"]["engine"] == "recognizer v1" and compared["zero_shot"]["engine"] == "rules"
@@ -259,3 +284,60 @@ def test_without_auto_promote_or_outside_the_schedule_a_training_is_not_promoted
     scheduled = _scheduled(trained_corpus)
     assert not scheduled.is_active and "auto_promotion" not in scheduled.metrics
     assert not TrainedModel.objects.filter(is_active=True).exists()
+
+
+def test_a_training_taken_up_after_its_worker_was_lost_starts_from_a_clean_scratch_directory(trained_corpus, stand_ins):
+    stand_ins.append(_comparison((1.0, 0.9), (1.0, 0.9)))
+    model = training.start_training(trained_corpus, "recognizer")
+    stale = timezone.now() - timedelta(minutes=5)
+    TrainedModel.objects.filter(pk=model.pk).update(status="running", attempts=1, heartbeat_at=stale)
+    leftover = training.scratch_dir(model)
+    leftover.mkdir(parents=True)
+    (leftover / "half-written").write_text("from the lost attempt")  # the stand-in trainer refuses an existing dir
+
+    model = training.run_training(model.pk)
+    assert model.status == "succeeded", model.error
+    model.refresh_from_db()
+    assert model.attempts == 2 and "taken up again (attempt 2)" in model.log
+    assert list(model_store.local_path(model).iterdir()) == [] and _archives() == [model.archive]
+
+
+def test_a_worker_declared_lost_writes_nothing_and_keeps_no_archive(trained_corpus, stand_ins, monkeypatch):
+    model = training.start_training(trained_corpus, "recognizer")
+    stored = []
+
+    def taken_over_while_comparing(model, path, heldout, progress):
+        stored.append(model.archive)
+        # Another worker took the training up (this one's heartbeat looked lost).
+        TrainedModel.objects.filter(pk=model.pk).update(attempts=2, log="the other worker's")
+        return _comparison((1.0, 0.9), (1.0, 0.9))
+
+    monkeypatch.setattr(training, "compare_engines", taken_over_while_comparing)
+    training.run_training(model.pk)
+    model.refresh_from_db()
+    assert (model.status, model.attempts, model.log, model.archive) == ("running", 2, "the other worker's", "")
+    assert stored[0].startswith("models/") and _archives() == []  # its archive was stored, then deleted
+    assert not training.scratch_dir(model).exists()
+
+
+def test_a_promoted_model_whose_archive_is_gone_stops_the_preannotation_naming_it(trained_corpus, people, settings):
+    """A worker that cannot fetch the promoted recognizer fails the run's documents with
+    the reason; it never pre-annotates with rules while the run says "recognizer v1"."""
+    from annotation.models import Prediction, RunDocument
+    from annotation.services.preannotation import run_batch, start_run
+
+    promoted = _succeeded(trained_corpus, is_active=True, activated_at=timezone.now())
+    run = start_run(trained_corpus)
+    assert run.model_version.startswith("recognizer v1")
+    default_storage.delete(promoted.archive)
+    settings.SANITIZE_MODEL_CACHE = settings.SANITIZE_MODEL_CACHE.parent / "another-worker"
+
+    run_batch(run.pk, list(RunDocument.objects.filter(run=run).values_list("document_id", flat=True)))
+    run.refresh_from_db()
+    assert run.status == "failed" and not Prediction.objects.filter(run=run).exists()
+    errors = set(RunDocument.objects.filter(run=run).values_list("status", "error"))
+    assert len(errors) == 1
+    status, error = errors.pop()
+    assert status == "failed"
+    assert f"The recognizer v1 model of corpus {trained_corpus.name} cannot be used on this host" in error
+    assert promoted.archive in error and "the archive is missing from the storage" in error
