@@ -1,8 +1,7 @@
 """Shared bits of the management commands: finding a corpus, reporting progress."""
 
-import sys
-
 from django.core.management.base import CommandError
+from tqdm import tqdm
 
 from annotation.models import Corpus
 
@@ -15,66 +14,39 @@ def get_corpus(name: str) -> Corpus:
         raise CommandError(f"There is no corpus named {name!r} (known corpora: {known}).") from None
 
 
-class ProgressPrinter:
-    """A one-line counter on stderr when it is a terminal, a line every ``every`` items
-    otherwise (logs stay readable)."""
+class CommandStream:
+    """A command's stderr as tqdm's file: tqdm redraws partial lines, which a command's
+    ``OutputWrapper`` would end with a newline each."""
 
-    def __init__(self, label: str, total: int | None = None, every: int = 200):
-        self.label, self.total, self.every = label, total, every
-        self.tty = sys.stderr.isatty()
+    def __init__(self, wrapper):
+        self.wrapper = wrapper
 
-    def __call__(self, done: int) -> None:
-        of = f"/{self.total}" if self.total else ""
-        if self.tty:
-            sys.stderr.write(f"\r{self.label}: {done}{of}")
-            sys.stderr.flush()
-        elif done % self.every == 0:
-            sys.stderr.write(f"{self.label}: {done}{of}\n")
+    def write(self, text: str) -> None:
+        self.wrapper.write(text, ending="")
 
-    def close(self) -> None:
-        if self.tty:
-            sys.stderr.write("\n")
+    def flush(self) -> None:
+        self.wrapper.flush()
+
+    def isatty(self) -> bool:
+        return self.wrapper.isatty()
 
 
-class ProgressBar:
-    """``label [#####.....] 12/41 (29%) 3.1/s, 9 s left`` redrawn in place on a terminal;
-    a line per tenth of the way otherwise."""
+class ProgressBar(tqdm):
+    """The progress bar of every command: tqdm on the command's stderr. On a terminal it
+    redraws in place; elsewhere (a log) it writes at most every ``LOG_INTERVAL_S``, then
+    its final state when closed. ``to(done)`` moves it to a count read from the database
+    (a job's progress), where tqdm's ``update`` adds to it."""
 
-    WIDTH = 30
+    LOG_INTERVAL_S = 10.0
 
-    def __init__(self, label: str, total: int, stream=None):
-        import time
-
-        self.label, self.total = label, max(total, 1)
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
-        # A command's OutputWrapper ends every write with a newline unless told not to.
-        self._write = (
-            (lambda text: stream.write(text, ending="")) if hasattr(stream, "style_func") else self.stream.write
+    def __init__(self, stream, desc: str, total: int | None = None, *, unit: str = "doc"):
+        file = CommandStream(stream) if hasattr(stream, "style_func") else stream
+        tty = bool(getattr(file, "isatty", lambda: False)())
+        super().__init__(
+            total=total, desc=desc, unit=unit, file=file, ascii=True, mininterval=0.1 if tty else self.LOG_INTERVAL_S
         )
-        self.clock = time.monotonic
-        self.started = self.clock()
-        self.last_tenth = -1
 
-    def line(self, done: int, extra: str = "") -> str:
-        fraction = min(done / self.total, 1.0)
-        filled = int(self.WIDTH * fraction)
-        elapsed = self.clock() - self.started
-        rate = done / elapsed if elapsed > 0 else 0.0
-        left = f", {int((self.total - done) / rate)} s left" if rate and done < self.total else ""
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        return f"{self.label} [{bar}] {done}/{self.total} ({fraction:.0%}) {rate:.1f}/s{left}{extra}"
-
-    def update(self, done: int, extra: str = "") -> None:
-        if self.tty:
-            self._write("\r" + self.line(done, extra).ljust(100))
-            self.stream.flush()
-            return
-        tenth = int(10 * done / self.total)
-        if tenth != self.last_tenth:
-            self.last_tenth = tenth
-            self._write(self.line(done, extra) + "\n")
-
-    def close(self) -> None:
-        if self.tty:
-            self._write("\n")
+    def to(self, done: int, stage: str = "") -> None:
+        if stage:
+            self.set_postfix_str(stage, refresh=False)
+        self.update(done - self.n)

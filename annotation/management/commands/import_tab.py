@@ -8,7 +8,7 @@ from annotation.models import Corpus
 from annotation.services.corpora import create_corpus
 from annotation.services.corpus_import import import_tab
 
-from ._helpers import ProgressPrinter
+from ._helpers import ProgressBar
 
 
 class Command(BaseCommand):
@@ -24,12 +24,12 @@ class Command(BaseCommand):
     def handle(self, *args, file: Path, corpus: str, **options):
         if not file.is_file():
             raise CommandError(f"{file} is not a file.")
-        progress = ProgressPrinter(f"Importing {file.name}")
+        progress = ProgressBar(self.stderr, f"Importing {file.name}")
         try:
             # One transaction: a rejected file does not even leave a new, empty corpus.
             with transaction.atomic(), file.open("rb") as stream:
                 target = Corpus.objects.filter(name=corpus).first() or create_corpus(corpus, actor=None)
-                summary = import_tab(stream, target, actor=None, source=file.name, progress=progress)
+                summary = import_tab(stream, target, actor=None, source=file.name, progress=progress.to)
         except TabImportError as exc:
             raise CommandError(f"{file}: {exc}") from None
         finally:

@@ -29,18 +29,17 @@ class Command(BaseCommand):
             run = preannotation.start_run(target, documents=documents)
         except DomainError as exc:
             raise CommandError(str(exc)) from None
-        bar = ProgressBar(f"Pre-annotating {target.name}", run.total, stream=self.stderr)
-        bar.update(0)
-        enqueue_preannotation(run, after_each=lambda: bar.update(self._finished(run)))
+        bar = ProgressBar(self.stderr, f"Pre-annotating {target.name}", run.total)
+        enqueue_preannotation(run, after_each=lambda: bar.to(self._finished(run)))
         if no_wait:
             bar.close()
             self.stdout.write(f"Run {run.pk} enqueued: {run.total} documents.")
             return
         deadline = time.monotonic() + timeout
         while (counts := run_counts(run))["pending"] and time.monotonic() < deadline:
-            bar.update(counts["done"] + counts["failed"])
+            bar.to(counts["done"] + counts["failed"])
             time.sleep(0.5)
-        bar.update(counts["done"] + counts["failed"])
+        bar.to(counts["done"] + counts["failed"])
         bar.close()
         run.refresh_from_db()
         self._report(run, counts)

@@ -2,14 +2,13 @@ import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from tqdm import tqdm
 
 from annotation.models import ReidentificationRun
 from annotation.services.errors import DomainError
 from annotation.services.reidentification import attack_file
 from annotation.services.reidentification_files import protected_from_release_file, protected_from_wikiactors
 
-from .release import _CommandStream
+from ._helpers import ProgressBar
 
 # Which option a refused value came from.
 OPTION_OF_FIELD = {
@@ -22,7 +21,7 @@ GUESSES_SHOWN = 3
 
 
 class StageBars:
-    """One tqdm bar per stage of the attack (pretreating the background, attacking)."""
+    """One progress bar per stage of the attack (pretreating the background, attacking)."""
 
     def __init__(self, stream):
         self.stream = stream
@@ -34,12 +33,12 @@ class StageBars:
             self.close()
             self.stage = stage
             if not total:  # a stage without units (training): its name is enough
-                self.stream.write(f"{stage}...\n")
+                self.stream.write(f"{stage}...")
                 return
-            self.bar = tqdm(total=total, desc=stage, unit="doc", file=self.stream, disable=None)
+            self.bar = ProgressBar(self.stream, stage, total)
         if self.bar is not None and total:
             self.bar.total = total
-            self.bar.update(done - self.bar.n)
+            self.bar.to(done)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -72,7 +71,7 @@ class Command(BaseCommand):
         self, *args, background, release, wikiactors, column, attacker, as_json, leaking_terms, record, **options
     ):
         protected = self._protected(release, wikiactors, column)
-        bars = StageBars(_CommandStream(self.stderr))
+        bars = StageBars(self.stderr)
         try:
             result, description, run = attack_file(
                 protected,

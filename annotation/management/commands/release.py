@@ -3,7 +3,6 @@ import tempfile
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from tqdm import tqdm
 
 from annotation.models import Release
 from annotation.services.errors import DomainError
@@ -11,7 +10,7 @@ from annotation.services.release_exports import FORMATS, export_release
 from annotation.services.releases import run_batch, start_release
 from annotation.tasks import release_batches
 
-from ._helpers import get_corpus
+from ._helpers import ProgressBar, get_corpus
 
 # Which option a refused value came from.
 OPTION_OF_FIELD = {
@@ -21,19 +20,6 @@ OPTION_OF_FIELD = {
     "format": "--format",
     "attack_guided_top_k": "--attack-guided-top-k",
 }
-
-
-class _CommandStream:
-    """tqdm writes partial lines; a command's OutputWrapper would end each with a newline."""
-
-    def __init__(self, wrapper):
-        self.wrapper = wrapper
-
-    def write(self, text: str) -> None:
-        self.wrapper.write(text, ending="")
-
-    def flush(self) -> None:
-        self.wrapper.flush()
 
 
 class Command(BaseCommand):
@@ -88,12 +74,7 @@ class Command(BaseCommand):
         self._summary(release, path)
 
     def _run(self, release: Release) -> None:
-        with tqdm(
-            total=release.total,
-            desc=f"Release {release.pk} ({release.strategy})",
-            unit="doc",
-            file=_CommandStream(self.stderr),
-        ) as bar:
+        with ProgressBar(self.stderr, f"Release {release.pk} ({release.strategy})", release.total) as bar:
             for batch in release_batches(release):
                 run_batch(release.pk, batch)
                 bar.update(len(batch))

