@@ -3,6 +3,7 @@
 written reason), and the way back (roll back, unguarded)."""
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
@@ -33,6 +34,11 @@ def promote(model: TrainedModel, *, actor: AbstractBaseUser | None, reason: str 
 
 
 def _activate(model: TrainedModel, *, actor: AbstractBaseUser | None, reason: str, changes: dict) -> TrainedModel:
+    if model.archive and not default_storage.exists(model.archive):
+        # Every pre-annotation would refuse to run with it (services.model_store).
+        raise DomainError(
+            f"{model.label} cannot be used: its archive {model.archive} is missing from the storage.", field="model"
+        )
     with transaction.atomic():
         previous = TrainedModel.objects.select_for_update().filter(corpus=model.corpus, kind=model.kind, is_active=True)
         before = [m.label for m in previous]

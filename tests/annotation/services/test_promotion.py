@@ -137,3 +137,15 @@ def test_roll_back_returns_to_the_earlier_model_without_a_reason(corpus, people,
     assert in_use.is_active and in_use.promotion_reason == ""
     event = AuditEvent.objects.filter(action="model.promote").latest("pk")
     assert event.changes["rollback_from"] == "recognizer v2"
+
+
+def test_a_model_whose_archive_is_missing_is_not_promoted(corpus, people, in_use):
+    from django.core.files.storage import default_storage
+
+    from tests.support.archived_models import archived_model
+
+    gone = archived_model(corpus, "recognizer", 2, metrics=comparison(candidate=(1.0, 0.95), in_use=(1.0, 0.9)))
+    default_storage.delete(gone.archive)
+    with pytest.raises(DomainError, match=f"recognizer v2 cannot be used: its archive {gone.archive} is missing"):
+        training.promote(gone, actor=people["manager"])
+    assert list(TrainedModel.objects.filter(is_active=True)) == [in_use]
