@@ -12,7 +12,9 @@ from tests.conftest import tab_mention
 from .conftest import client_for
 from .evaluation.conftest import computed
 
-pytestmark = pytest.mark.django_db
+# Reports run in-process (eager) here, whatever the broker: tests/frontend/evaluation/test_worker.py
+# has a real worker compute one.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_tasks")]
 
 TEXT = "Anna Berg lives in Oslo since 2001."
 

@@ -12,7 +12,9 @@ from annotation.models import ReportJob
 from ..conftest import client_for
 from .conftest import SYSTEM, computed, span, upload
 
-pytestmark = pytest.mark.django_db
+# Reports run in-process (eager) here, whatever the broker: tests/frontend/evaluation/test_worker.py
+# has a real worker compute one.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_tasks")]
 
 
 def test_csv_downloads_read_the_stored_report(two_layers):

@@ -13,7 +13,9 @@ from annotation.services.mentions import create_mention
 from ..conftest import client_for
 from .conftest import SYSTEM, computed, metric, metrics, preannotate, span, upload
 
-pytestmark = pytest.mark.django_db
+# Reports run in-process (eager) here, whatever the broker: tests/frontend/evaluation/test_worker.py
+# has a real worker compute one.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_tasks")]
 
 
 def test_only_managers(two_layers):
@@ -223,7 +225,7 @@ def test_the_page_starts_one_report_and_shows_its_progress_until_a_worker_comput
         section = shown[shown.index('<div id="evaluation-report"') :]
         assert section.startswith(
             f'<div id="evaluation-report" hx-get="{two_layers["url"]}?source=annotator%3Aa"'
-            ' hx-trigger="job-finished from:body" hx-select="#evaluation-report" hx-swap="outerHTML">'
+            ' hx-trigger="job-finished from:body" hx-select="#evaluation-report" hx-swap="outerHTML" hx-disinherit="*">'
         )
     sent[0]()  # the worker runs it
     job.refresh_from_db()
