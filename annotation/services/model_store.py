@@ -124,6 +124,8 @@ def local_path(model: TrainedModel) -> Path:
     unpacked = cache_root() / model.checksum
     target = unpacked / model.path
     if not target.exists():
+        if unpacked.exists():  # an incomplete copy (files deleted by hand): fetched again
+            shutil.rmtree(unpacked, ignore_errors=True)
         _fetch(model, unpacked)
         if not target.exists():
             raise ModelUnavailable(model, f"the archive holds no {model.path!r}")
@@ -158,8 +160,6 @@ def _fetch(model: TrainedModel, unpacked: Path) -> None:
                 model, f"its checksum is {checksum}, not the recorded {model.checksum} (altered or corrupted)"
             )
         _extract(model, archive, work / "unpacked")
-        if unpacked.exists():  # a stale, incomplete copy (the rename below never leaves one)
-            shutil.rmtree(unpacked, ignore_errors=True)
         try:
             os.rename(work / "unpacked", unpacked)
         except OSError:

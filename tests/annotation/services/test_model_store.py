@@ -5,6 +5,7 @@ filesystem storage and on a real S3 server (moto's, over HTTP)."""
 
 import hashlib
 import io
+import shutil
 import tarfile
 
 import pytest
@@ -153,3 +154,21 @@ def test_a_row_without_an_archive_is_used_from_the_model_root_only_where_it_is(c
         model_store.local_path(legacy)
     directory = trained_directory(settings.SANITIZE_MODEL_ROOT)
     assert model_store.local_path(legacy) == directory
+
+
+def test_a_worker_that_loses_the_race_to_unpack_uses_the_copy_that_landed_first(corpus, caches, settings, monkeypatch):
+    model = new_model(corpus)
+    model_store.store(model, trained_directory(settings.SANITIZE_MODEL_ROOT))
+    final = settings.SANITIZE_MODEL_CACHE / model.checksum
+    unpack = model_store._extract
+
+    def another_process_lands_first(model, archive, destination):
+        unpack(model, archive, destination)
+        shutil.copytree(destination, final)  # the other process's rename happened meanwhile
+        (final / "model" / "landed-first").write_text("theirs")
+
+    monkeypatch.setattr(model_store, "_extract", another_process_lands_first)
+    path = model_store.local_path(model)
+    assert path == final / "model" and (path / "landed-first").read_text() == "theirs"
+    assert read_tree(path) == {**FILES, "landed-first": "theirs"}
+    assert [p.name for p in settings.SANITIZE_MODEL_CACHE.iterdir()] == [model.checksum]  # no temporary left
