@@ -219,6 +219,7 @@ def test_the_page_starts_one_report_and_shows_its_progress_until_a_worker_comput
     assert job.params == {"source": "annotator:a", "annotators": [], "finished_only": True}
     for shown in (page, again):
         assert 'id="metrics"' not in shown  # nothing evaluated in the request
+        assert "{#" not in shown  # template comments stay on one line
         assert f'id="job-progress-report-{job.pk}"' in shown and "Evaluating" in shown
         assert f'hx-get="/jobs/report/{job.pk}/progress/' in shown  # the display polls the job ...
         # ... and the section reloads from the page when the job is seen finished.
