@@ -63,7 +63,7 @@ def store(model: TrainedModel, directory_or_file: Path) -> str:
     if not source.exists():
         raise FileNotFoundError(f"The trained model {model.label} was not written to {source}.")
     member = DIRECTORY_MEMBER if source.is_dir() else source.name
-    with tempfile.TemporaryFile() as packed:
+    with tempfile.TemporaryFile(dir=source.parent) as packed:  # beside the model: a disk with room for it
         _pack(source, member, packed)
         packed.seek(0)
         checksum = _sha256(packed)
