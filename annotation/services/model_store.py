@@ -16,6 +16,7 @@ and no archive: they are used from there when that directory exists on this host
 
 import gzip
 import hashlib
+import logging
 import os
 import shutil
 import tarfile
@@ -29,6 +30,8 @@ from django.core.files.storage import default_storage
 
 from ..models import TrainedModel
 from .errors import DomainError
+
+logger = logging.getLogger(__name__)
 
 CHUNK = 1024 * 1024
 # The member a directory model is packed under (a single-file model keeps its file name).
@@ -78,9 +81,14 @@ def store(model: TrainedModel, directory_or_file: Path) -> str:
 
 
 def discard(model: TrainedModel) -> None:
-    """Delete the model's archive (a training whose result is not kept)."""
-    if model.archive:
+    """Delete the model's archive (a training whose result is not kept). A storage that
+    fails here leaves an unreferenced archive, logged: the training's outcome matters more."""
+    if not model.archive:
+        return
+    try:
         default_storage.delete(model.archive)
+    except Exception:  # noqa: BLE001 - see above
+        logger.exception("Could not delete the archive %s of %s", model.archive, model)
 
 
 def _pack(source: Path, member: str, out) -> None:
