@@ -52,8 +52,12 @@ def engine_config(corpus: Corpus | None = None) -> EngineConfig:
 
 def engine_version(corpus: Corpus | None = None) -> str:
     """What ``engine_config(corpus).model_version`` says, without fetching any model (a web
-    host starting a run needs the name, not the files)."""
-    return _model_version(dict(settings.SANITIZE_ENGINE), _promoted_models(corpus))
+    host starting a run needs the name, not the files); refused (``ModelUnavailable``)
+    when a promoted model's archive is not in the storage."""
+    trained = _promoted_models(corpus)
+    for model in trained.values():
+        model_store.check_stored(model)
+    return _model_version(dict(settings.SANITIZE_ENGINE), trained)
 
 
 def _model_version(options: dict, trained: dict) -> str:

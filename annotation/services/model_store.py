@@ -118,6 +118,17 @@ def _members(source: Path, member: str) -> Iterator[tuple[Path, str]]:
 # --- Fetching -------------------------------------------------------------------------
 
 
+def check_stored(model: TrainedModel) -> None:
+    """Raise ModelUnavailable when the model's archive is not in the storage (one HEAD
+    request, nothing downloaded: for a host that names the model but does not run it)."""
+    try:
+        stored = not model.archive or default_storage.exists(model.archive)
+    except Exception as exc:  # noqa: BLE001 - any storage failure is named, then refused
+        raise ModelUnavailable(model, f"the storage could not be asked ({exc.__class__.__name__}: {exc})") from exc
+    if not stored:
+        raise ModelUnavailable(model, "the archive is missing from the storage")
+
+
 def cache_root() -> Path:
     return Path(settings.SANITIZE_MODEL_CACHE)
 

@@ -172,3 +172,16 @@ def test_a_worker_that_loses_the_race_to_unpack_uses_the_copy_that_landed_first(
     assert path == final / "model" and (path / "landed-first").read_text() == "theirs"
     assert read_tree(path) == {**FILES, "landed-first": "theirs"}
     assert [p.name for p in settings.SANITIZE_MODEL_CACHE.iterdir()] == [model.checksum]  # no temporary left
+
+
+def test_the_engine_is_named_without_downloading_and_refused_once_an_archive_is_gone(corpus, caches, s3_storage):
+    from django.utils import timezone
+
+    from annotation.services.engine import engine_version
+    from tests.support.archived_models import archived_model
+
+    promoted = archived_model(corpus, "recognizer", 1, is_active=True, activated_at=timezone.now())
+    assert engine_version(corpus).startswith("recognizer v1") and s3_storage.gets(promoted.archive) == 0
+    s3_storage.client().delete_object(Bucket=s3_storage.bucket, Key=promoted.archive)
+    with pytest.raises(ModelUnavailable, match="recognizer v1 model .*: the archive is missing from the storage"):
+        engine_version(corpus)
