@@ -135,6 +135,9 @@ if SANITIZE_STORAGE == "s3":
             "default_acl": None,
             "file_overwrite": False,
             "querystring_auth": True,
+            # A file read whole (an upload being imported) spills to disk past 8 MiB
+            # instead of being held in memory.
+            "max_memory_size": 8 * 1024 * 1024,
         },
     }
 elif SANITIZE_STORAGE == "filesystem":
@@ -334,8 +337,6 @@ SANITIZE_REIDENTIFICATION = {
     "top_k": env_int("SANITIZE_REID_TOP_K", 5),
     # Leaking terms kept per document.
     "leaking_terms": env_int("SANITIZE_REID_LEAKING_TERMS", 10),
-    # A run unfinished after this long is taken as lost with its worker: another may start.
-    "abandoned_after_s": env_int("SANITIZE_REID_ABANDONED_AFTER", 3600),
     # Embedded (no broker): attack in a background thread of the web process.
     "in_thread": env_bool("SANITIZE_REID_IN_THREAD", True),
 }
