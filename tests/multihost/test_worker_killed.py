@@ -43,10 +43,12 @@ def test_a_preannotation_run_whose_worker_is_killed_is_finished_by_another_worke
     steps = RunDocument.objects.filter(run=run)
 
     def under_way():
-        run.refresh_from_db()
-        return run.status == JobStatus.RUNNING and steps.filter(status="done").count() >= 2
+        """Two documents done and the victim holding the next one (its step taken)."""
+        held = steps.filter(status="pending", heartbeat_at__isnull=False)
+        return steps.filter(status="done").count() >= 2 and held.exists()
 
     here.wait_for(under_way, f"the victim to be under way on run {run.pk}", 90)
+    time.sleep(0.5)  # inside the document (each takes seconds), not between two batches
     victim.kill()
     killed_at = time.monotonic()
     done_at_kill = steps.filter(status="done").count()
