@@ -84,12 +84,18 @@ def submit_import_job(corpus: Corpus, upload: UploadedFile, *, actor: AbstractBa
     job = import_jobs.create_import_job(corpus, upload, actor=actor)
 
     def enqueue():
-        result = run_import_job.delay(job.pk)
-        ImportJob.objects.filter(pk=job.pk).update(task_id=result.id)
-        job.task_id = result.id
+        job.task_id = send(run_import_job, job)
 
     transaction.on_commit(enqueue)
     return job
+
+
+def send(task, job) -> str:
+    """Send a single job's task to a worker and record the task's id on the job (what
+    runs it last: the sweeper sends a job again through here too). Returns the id."""
+    task_id = task.delay(job.pk).id or ""
+    type(job).objects.filter(pk=job.pk).update(task_id=task_id)
+    return task_id
 
 
 @shared_task(name="annotation.tasks.preannotate_documents", acks_late=True)
@@ -226,7 +232,7 @@ def submit_release_attack(
             # Embedded: pretreating a background takes minutes the first time; the page
             # keeps answering (and shows the stage) while the thread works.
             return in_thread(f"reidentify-{run.pk}", reidentification.run_attack, run.pk)
-        reidentify_release_run.delay(run.pk)
+        send(reidentify_release_run, run)
 
     transaction.on_commit(enqueue)
     return run
@@ -291,12 +297,12 @@ def sweep_stalled_jobs() -> list[str]:
 
 def _register_job_kinds() -> None:
     """How the sweeper sends each kind of job again (``services.jobs``)."""
-    jobs.register(jobs.JobKind("import", ImportJob, lambda job: run_import_job.delay(job.pk)))
-    jobs.register(jobs.JobKind("training", TrainedModel, lambda job: train_model.delay(job.pk)))
     jobs.register(
-        jobs.JobKind("reidentification", ReidentificationRun, lambda job: reidentify_release_run.delay(job.pk))
+        jobs.JobKind("import", ImportJob, lambda job: send(run_import_job, job), on_failed=import_jobs.delete_upload)
     )
-    jobs.register(jobs.JobKind("report", ReportJob, lambda job: run_report.delay(job.pk)))
+    jobs.register(jobs.JobKind("training", TrainedModel, lambda job: send(train_model, job)))
+    jobs.register(jobs.JobKind("reidentification", ReidentificationRun, lambda job: send(reidentify_release_run, job)))
+    jobs.register(jobs.JobKind("report", ReportJob, lambda job: send(run_report, job)))
     jobs.register(
         jobs.JobKind(
             "preannotation",

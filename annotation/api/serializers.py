@@ -4,7 +4,6 @@ from rest_framework import serializers
 
 from ..enums import LayerStatus, Role
 from ..models import AnnotationLayer, AuditEvent, Corpus, CorpusMembership, Document, ImportJob
-from ..services.import_jobs import done
 from .annotation_serializers import LayerVersionField
 from .fields import IdField, UsernameField, VisibleCorpusField
 
@@ -123,7 +122,7 @@ class ImportJobSerializer(serializers.ModelSerializer):
         ]
 
     def get_done(self, job: ImportJob) -> int:
-        return done(job)
+        return job.done
 
 
 class ImportUploadSerializer(serializers.Serializer):

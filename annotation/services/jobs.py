@@ -23,6 +23,7 @@ again is registered by ``annotation.tasks`` (``register``): this module knows no
 
 import logging
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ logger = logging.getLogger(__name__)
 
 LOG_LIMIT = 20_000
 SWEEP_LOCK = "jobs:sweep-lock"
+REPORT_EVERY_S = 0.5  # progress handed to a Heartbeat is written at most this often
+SQLITE_WAIT_MS = 200
 
 
 def job_settings() -> dict:
@@ -169,17 +172,33 @@ def take_steps(step_model: type[JobStep], steps: str, job: Job, document_ids: It
     return ids
 
 
+def count_steps(step_model: type[JobStep], steps: str, job: Job) -> None:
+    """The batched job's progress: ``done`` is how many of its steps are finished (done
+    or failed), counted again each time, so that batches running at once, a redelivered
+    one and the sweeper's failures all leave the right number."""
+    finished = step_model.objects.filter(**{steps: job}).exclude(status=StepStatus.PENDING).count()
+    type(job).objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(done=finished)
+    job.done = finished
+
+
 # --- Heartbeat ------------------------------------------------------------------------
 
 
 class Heartbeat:
     """While inside, a thread touches the job's heartbeat (and its steps', for a batch)
     every ``heartbeat_s``. A single job is touched only while it is this attempt's:
-    ``lost`` then says another worker took it over."""
+    ``lost`` then says another worker took it over.
+
+    ``report(stage=, done=, total=)`` hands progress to that thread, which writes it
+    (``report`` of this module) at most every ``REPORT_EVERY_S`` on its own connection:
+    work inside one long transaction (an import) would otherwise write progress nobody
+    sees before it commits, and hold the job's row locked against its own heartbeat."""
 
     def __init__(self, job: Job, *, single: bool = True, steps=None):
         self.job, self.single, self.steps = job, single, steps
         self.lost = False
+        self._progress: dict = {}
+        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name=f"heartbeat-{type(job).__name__}-{job.pk}")
 
@@ -191,17 +210,41 @@ class Heartbeat:
         self._stop.set()
         self._thread.join(timeout=5)
 
+    def report(self, *, stage: str | None = None, done: int | None = None, total: int | None = None) -> None:
+        fields = {"stage": stage, "done": done, "total": total}
+        with self._lock:
+            self._progress.update({name: value for name, value in fields.items() if value is not None})
+
     def _run(self) -> None:
+        last_beat = time.monotonic()
         try:
-            while not self._stop.wait(job_settings()["heartbeat_s"]):
-                self.beat()
+            while not self._stop.wait(min(REPORT_EVERY_S, job_settings()["heartbeat_s"])):
+                with self._lock:
+                    progress, self._progress = self._progress, {}
+                if progress:
+                    self.write(progress)
+                elif time.monotonic() - last_beat >= job_settings()["heartbeat_s"]:
+                    self.beat()
+                else:
+                    continue
+                last_beat = time.monotonic()
         finally:
             connection.close()
+
+    def write(self, progress: dict) -> None:
+        """Write progress (with the heartbeat), while the job is this attempt's."""
+        try:
+            _short_sqlite_wait()
+            self.lost = not report(self.job, **progress)
+        except OperationalError:  # SQLite busy under the work's long write: written next time
+            with self._lock:
+                self._progress = {**progress, **self._progress}
 
     def beat(self) -> None:
         now = timezone.now()
         model = type(self.job)
         try:
+            _short_sqlite_wait()
             if self.single:
                 self.lost = not model.objects.filter(**mine(self.job)).update(heartbeat_at=now)
             else:
@@ -210,6 +253,15 @@ class Heartbeat:
                 self.steps.filter(status=StepStatus.PENDING).update(heartbeat_at=now)
         except OperationalError:  # SQLite busy under a long write: the next beat will do
             logger.warning("Heartbeat of %s %s skipped: the database is busy", model.__name__, self.job.pk)
+
+
+def _short_sqlite_wait() -> None:
+    """SQLite has one writer: while the work holds a long write, the heartbeat's thread
+    gives up at once (and tries again next time) instead of waiting out the busy timeout.
+    Set before each write: the thread's connection is its own, and cheap to tell again."""
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_WAIT_MS}")
 
 
 # --- The sweeper ----------------------------------------------------------------------
@@ -317,11 +369,15 @@ def _recover_steps(kind: JobKind, job_id: int, steps: list[tuple[int, int]], now
 
 
 def _fail_lost(job: Job, now: datetime) -> None:
+    # Which worker: its task (the id to look for in the workers' logs) and when it was
+    # last heard of.
+    last = f"last heard of {_ago(job.heartbeat_at, now)}" + (f", task {job.task_id}" if job.task_id else "")
     job.status, job.finished_at, job.heartbeat_at = JobStatus.FAILED, now, now
     job.error = (
-        "The process running it stopped (killed, out of memory or restarted) before it finished."
+        f"The process running it stopped (killed, out of memory or restarted) before it finished ({last})."
         if _embedded()
-        else f"Its worker was lost {job.attempts} times (killed, out of memory or restarted); it was not sent again."
+        else f"Its worker was lost {job.attempts} times (killed, out of memory or restarted; {last}); "
+        "it was not sent again."
     )
     job.save(update_fields=["status", "finished_at", "heartbeat_at", "error"])
 

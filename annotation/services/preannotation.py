@@ -1,10 +1,13 @@
 """Pre-annotation runs: the engine over a corpus's documents, its predictions stored and
 put into the annotators' open layers.
 
-A run is created with one ``RunDocument`` per document; Celery tasks process them in
-batches. Each document is done once (a redelivered task skips it), and its predictions,
-the layers' update and its status are written in one transaction, so a killed worker
-leaves the document pending, never half done."""
+A run is a batched job of the one job mechanism (``services.jobs``): it is created with
+one ``RunDocument`` (a step) per document, and Celery tasks process them in batches.
+Each document is done once (a redelivered task skips it, and leaves one another live
+worker holds to it), and its predictions, the layers' update and its status are written
+in one transaction, so a killed worker leaves the document pending, never half done;
+the sweeper sends the documents of a lost worker again. ``done`` counts the documents
+finished (done or failed)."""
 
 import time
 from dataclasses import asdict
@@ -17,6 +20,7 @@ from sanitize_app.engine.preannotation import Preannotation, PreannotationEngine
 
 from ..enums import MASKED_IDENTIFIER_TYPES
 from ..models import AnnotationLayer, Corpus, Document, PreannotationRun, Prediction, RunDocument
+from . import jobs
 from .audit import record_event
 from .document_counts import document_counts
 from .engine import engine_config, engine_for, respondent_states
@@ -50,31 +54,48 @@ def start_run(
 
 
 def run_batch(run_id: int, document_ids: list[int]) -> dict:
-    """Process the pending documents of one batch (the body of the Celery task)."""
+    """Process one batch (the body of the Celery task): only the documents still pending
+    and held by no other live worker (a redelivered or duplicated batch skips the rest),
+    their heartbeat kept fresh while it works."""
     run = PreannotationRun.objects.select_related("corpus").get(pk=run_id)
-    pending = list(
-        RunDocument.objects.filter(run=run, document_id__in=document_ids, status=RunDocument.Status.PENDING)
-        .select_related("document")
-        .order_by("document__position", "document_id")
-    )
-    if not pending:
-        finish_if_complete(run)
+    if run.finished:
         return {"run": run_id, "done": 0, "failed": 0}
-    engine = engine_for(run.corpus)
+    jobs.start_batch(run)
+    taken = jobs.take_steps(RunDocument, "run", run, document_ids)
+    steps = RunDocument.objects.filter(run=run, document_id__in=taken)
+    with jobs.Heartbeat(run, single=False, steps=steps):
+        pending = list(
+            steps.filter(status=RunDocument.Status.PENDING)
+            .select_related("document")
+            .order_by("document__position", "document_id")
+        )
+        done, failed = _preannotate(run, pending) if pending else (0, 0)
+    finish_if_complete(run)
+    return {"run": run_id, "done": done, "failed": failed}
+
+
+def _preannotate(run: PreannotationRun, pending: list[RunDocument]) -> tuple[int, int]:
+    """Pre-annotate the batch's documents; returns how many were done and failed. An
+    engine that cannot be built fails them all, naming why (sent again, they would fail
+    the same way)."""
+    try:
+        engine = engine_for(run.corpus)
+    except Exception as exc:  # noqa: BLE001 - a broken configuration fails the documents, naming why
+        RunDocument.objects.filter(pk__in=[item.pk for item in pending], status=RunDocument.Status.PENDING).update(
+            status=RunDocument.Status.FAILED,
+            error=f"The engine could not be built: {exc.__class__.__name__}: {exc}"[:2000],
+        )
+        jobs.count_steps(RunDocument, "run", run)
+        return 0, len(pending)
     forget = getattr(engine.search_backend, "forget", None)
     if forget:
         forget()  # the background corpus may have changed since the last batch
-    PreannotationRun.objects.filter(pk=run.pk, status=PreannotationRun.Status.PENDING).update(
-        status=PreannotationRun.Status.RUNNING, engine=engine_status(engine)
-    )
-    done = failed = 0
+    PreannotationRun.objects.filter(pk=run.pk).update(engine=engine_status(engine))
+    done = 0
     for item in pending:
-        if preannotate_document(run, item, engine).status == RunDocument.Status.DONE:
-            done += 1
-        else:
-            failed += 1
-    finish_if_complete(run)
-    return {"run": run_id, "done": done, "failed": failed}
+        done += preannotate_document(run, item, engine).status == RunDocument.Status.DONE
+        jobs.count_steps(RunDocument, "run", run)
+    return done, len(pending) - done
 
 
 def engine_status(engine: PreannotationEngine) -> dict:
@@ -139,14 +160,20 @@ def store_predictions(run: PreannotationRun, document: Document, result: Preanno
 
 
 def finish_if_complete(run: PreannotationRun) -> None:
-    """Close the run once no document is pending (failed when none succeeded)."""
+    """Settle the run once no document is pending: succeeded when any document was
+    pre-annotated (its failed documents listed with their errors), failed otherwise. Run
+    by the last batch, and by the job sweeper after it failed lost documents."""
     counts = run_counts(run)
     if counts["pending"]:
         return
-    status = PreannotationRun.Status.SUCCEEDED if counts["done"] else PreannotationRun.Status.FAILED
+    status, error = PreannotationRun.Status.SUCCEEDED, ""
+    if not counts["done"]:
+        status = PreannotationRun.Status.FAILED
+        error = f"No document could be pre-annotated ({counts['failed']} failed)."
+    now = timezone.now()
     updated = PreannotationRun.objects.filter(
         pk=run.pk, status__in=[PreannotationRun.Status.PENDING, PreannotationRun.Status.RUNNING]
-    ).update(status=status, finished_at=timezone.now())
+    ).update(status=status, error=error, done=counts["done"] + counts["failed"], finished_at=now, heartbeat_at=now)
     if updated:
         record_event("preannotation.finish", actor=None, corpus=run.corpus, target=f"run {run.pk}", changes=counts)
 

@@ -3,17 +3,17 @@
 A run is started (``start_release_attack``: checks, then a pending run) and done by one
 job (``run_attack``): the attacker is fitted on the corpus's background collection (its
 pretreatment cached in the database), then asked who is behind each released document.
-The stage and how far it is are written to the run as it goes; the outcomes, one per
-document, and the results are written together in one transaction at the end, so a
-failed run stores nothing but its error, and a redelivered job finds the run finished
-and leaves it as it is.
+A run is a job of the one job mechanism (``services.jobs``): claimed by one worker, its
+heartbeat kept fresh, its stage and how far it is reported as it goes; the outcomes, one
+per document, and the results are written together with its end in one transaction, so
+a failed run stores nothing but its error, a redelivered job finds the run finished (or
+held by a live worker) and leaves it as it is, and a worker declared lost stores nothing.
 
 Leaking terms are found in the sanitized text; each also gets its place in the
 document's original text (``original_start``/``original_end``, through the release's
 spans), so the report can open the workspace at it; null when the term lies inside a
 replacement (it is then not in the original at all)."""
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -28,6 +28,7 @@ from sanitize_app.engine.reidentification.types import ProtectedText, Reidentifi
 from sanitize_app.engine.release import rendering
 
 from ..models import Document, ReidentificationOutcome, ReidentificationRun, Release, ReleaseDocument
+from . import jobs
 from .audit import record_event
 from .background import background_state
 from .errors import DomainError
@@ -43,7 +44,6 @@ from .reidentification_files import ProtectedFile
 
 ATTACKING = "attacking"
 NO_PERSON = "the document names no person to protect"
-PROGRESS_EVERY_S = 0.5  # the run's progress is written at most this often within a stage
 
 
 def start_release_attack(release: Release, *, attacker: str = "", user: AbstractBaseUser | None) -> ReidentificationRun:
@@ -65,7 +65,7 @@ def start_release_attack(release: Release, *, attacker: str = "", user: Abstract
     background_state(collection)
     name = attacker_name(attacker)
     with transaction.atomic():
-        _settle_earlier_runs(release)
+        _refuse_a_second_run(release)
         run = ReidentificationRun.objects.create(
             corpus=corpus,
             release=release,
@@ -86,21 +86,19 @@ def start_release_attack(release: Release, *, attacker: str = "", user: Abstract
     return run
 
 
-def _settle_earlier_runs(release: Release) -> None:
-    """One run of a release at a time: refused while one is under way; one abandoned
-    (its worker lost) is marked failed, saying so."""
-    unfinished = ReidentificationRun.objects.select_for_update().filter(
-        release=release, status__in=[ReidentificationRun.Status.PENDING, ReidentificationRun.Status.RUNNING]
+def _refuse_a_second_run(release: Release) -> None:
+    """One run of a release at a time: refused while one is under way (a run whose worker
+    was lost is sent again or failed by the job sweeper, which then lets the next start)."""
+    under_way = (
+        ReidentificationRun.objects.select_for_update()
+        .filter(release=release, status__in=[ReidentificationRun.Status.PENDING, ReidentificationRun.Status.RUNNING])
+        .first()
     )
-    for run in unfinished:
-        if run.under_way:
-            raise DomainError(
-                f"Run {run.pk} on release {release.pk} is still {run.status}: its result comes first.",
-                field="release",
-            )
-        run.status, run.finished_at = ReidentificationRun.Status.FAILED, timezone.now()
-        run.error = "Abandoned: no result long after it started (its worker was probably lost)."
-        run.save(update_fields=["status", "finished_at", "error"])
+    if under_way is not None:
+        raise DomainError(
+            f"Run {under_way.pk} on release {release.pk} is still {under_way.status}: its result comes first.",
+            field="release",
+        )
 
 
 @dataclass
@@ -152,48 +150,37 @@ def original_offsets(spans: Sequence[dict], start: int, end: int) -> tuple[int |
     return rendering.original_offsets(ordered, start, end) or (None, None)
 
 
-class RunProgress:
-    """Writes a run's stage and progress, at most every PROGRESS_EVERY_S within a stage."""
-
-    def __init__(self, run_id: int):
-        self.run_id = run_id
-        self.stage = None
-        self.written_at = 0.0
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        now = time.monotonic()
-        if stage == self.stage and 0 < done < total and now - self.written_at < PROGRESS_EVERY_S:
-            return
-        self.stage, self.written_at = stage, now
-        ReidentificationRun.objects.filter(pk=self.run_id, status=ReidentificationRun.Status.RUNNING).update(
-            stage=stage, done=done, total=total
-        )
-
-    def of(self, stage: str):
-        return lambda done, total: self(stage, done, total)
-
-
 def run_attack(run_id: int) -> dict:
-    """The job: fit, attack, store. Safe to redeliver (a finished run is left as it is)."""
-    run = ReidentificationRun.objects.select_related("release").get(pk=run_id)
-    if run.finished:
-        return {"run": run_id, "status": run.status}
-    ReidentificationRun.objects.filter(pk=run_id, status__in=[run.Status.PENDING, run.Status.RUNNING]).update(
-        status=run.Status.RUNNING, started_at=timezone.now(), error=""
-    )
-    progress = RunProgress(run_id)
-    try:
-        protected = release_protected(run.release)
-        if not protected.texts:
-            raise DomainError(f"No document of release {run.release_id} names a person to protect.", field="release")
-        fitted = fitted_attacker(run.background_collection, run.attacker, progress=progress)
-        result = attacked(fitted, protected.texts, progress.of(ATTACKING))
-        result.skipped = protected.skipped + result.skipped
-    except Exception as exc:  # noqa: BLE001 - the run fails, naming why, rather than the worker
-        fail_run(run_id, exc)
-        return {"run": run_id, "status": ReidentificationRun.Status.FAILED}
-    store_results(run_id, result, fitted.description, protected.sources)
-    return {"run": run_id, "status": ReidentificationRun.Status.SUCCEEDED, "TRIR": result.trir}
+    """The job: fit, attack, store. Safe to redeliver: a finished run, or one another
+    live worker holds, is left as it is."""
+    run = jobs.claim(ReidentificationRun, run_id)
+    if run is None:
+        return {"run": run_id, "status": ReidentificationRun.objects.get(pk=run_id).status}
+    with jobs.Heartbeat(run) as heartbeat:
+        try:
+            protected, fitted, result = _attack(run, heartbeat)
+        except Exception as exc:  # noqa: BLE001 - the run fails, naming why, rather than the worker
+            fail_run(run, exc)
+            return {"run": run_id, "status": run.status}
+        if not store_results(run, result, fitted.description, protected.sources):
+            return {"run": run_id, "status": run.status, "lost": True}  # another worker took it over
+    return {"run": run_id, "status": run.status, "TRIR": result.trir}
+
+
+def _attack(run: ReidentificationRun, heartbeat: jobs.Heartbeat):
+    """The release's texts, the fitted attacker and the attack's result; the stages'
+    progress goes to the run through its heartbeat."""
+
+    def progress(stage: str, done: int, total: int) -> None:
+        heartbeat.report(stage=stage, done=done, total=total)
+
+    protected = release_protected(run.release)
+    if not protected.texts:
+        raise DomainError(f"No document of release {run.release_id} names a person to protect.", field="release")
+    fitted = fitted_attacker(run.background_collection, run.attacker, progress=progress)
+    result = attacked(fitted, protected.texts, lambda done, total: progress(ATTACKING, done, total))
+    result.skipped = protected.skipped + result.skipped
+    return protected, fitted, result
 
 
 def attacked(
@@ -209,11 +196,10 @@ def attacked(
     return result
 
 
-def fail_run(run_id: int, exc: Exception) -> None:
+def fail_run(run: ReidentificationRun, exc: Exception) -> None:
+    """The run failed, naming why (if it is still this attempt's)."""
     message = exc.message if isinstance(exc, DomainError) else f"{exc.__class__.__name__}: {exc}"
-    ReidentificationRun.objects.filter(
-        pk=run_id, status__in=[ReidentificationRun.Status.PENDING, ReidentificationRun.Status.RUNNING]
-    ).update(status=ReidentificationRun.Status.FAILED, error=message[:2000], finished_at=timezone.now())
+    jobs.finish(run, ReidentificationRun.Status.FAILED, error=message[:2000])
 
 
 def results_of(result: ReidentificationResult, description: dict) -> dict:
@@ -242,23 +228,28 @@ def outcome_row(run_id: int, position: int, outcome, source: "ReleasedText | Non
 
 
 def store_results(
-    run_id: int, result: ReidentificationResult, description: dict, sources: dict[str, ReleasedText]
-) -> None:
-    """Outcomes, results and status in one transaction; a run another job finished first is kept."""
+    run: ReidentificationRun, result: ReidentificationResult, description: dict, sources: dict[str, ReleasedText]
+) -> bool:
+    """Outcomes, results and status in one transaction, only while the run is this
+    attempt's (``jobs.finish``): a worker declared lost stores nothing over the run
+    another worker took up or the sweeper failed. Returns whether they were stored."""
     with transaction.atomic():
-        run = ReidentificationRun.objects.select_for_update().get(pk=run_id)
-        if run.finished:
-            return
-        run.outcomes.all().delete()
-        ReidentificationOutcome.objects.bulk_create(
-            outcome_row(run_id, position, outcome, sources.get(outcome.doc_id))
-            for position, outcome in enumerate(result.outcomes)
+        stored = jobs.finish(
+            run,
+            ReidentificationRun.Status.SUCCEEDED,
+            results=results_of(result, description),
+            settings={**run.settings, **result.settings},
+            stage=ATTACKING,
+            done=result.n,
+            total=result.n,
         )
-        run.results = results_of(result, description)
-        run.settings = {**run.settings, **result.settings}
-        run.status, run.finished_at, run.error = run.Status.SUCCEEDED, timezone.now(), ""
-        run.stage, run.done, run.total = ATTACKING, result.n, result.n
-        run.save(update_fields=["results", "settings", "status", "finished_at", "error", "stage", "done", "total"])
+        if stored:
+            ReidentificationOutcome.objects.filter(run_id=run.pk).delete()
+            ReidentificationOutcome.objects.bulk_create(
+                outcome_row(run.pk, position, outcome, sources.get(outcome.doc_id))
+                for position, outcome in enumerate(result.outcomes)
+            )
+    return stored
 
 
 def attack_file(
@@ -297,6 +288,6 @@ def _recorded_file_run(protected, fitted, background: str, started, result) -> R
         status=ReidentificationRun.Status.RUNNING,
         started_at=started,
     )
-    store_results(run.pk, result, fitted.description, {})
+    store_results(run, result, fitted.description, {})
     run.refresh_from_db()
     return run

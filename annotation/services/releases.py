@@ -1,11 +1,14 @@
 """Sanitized releases: a strategy applied to the spans of one source over a corpus.
 
-A release is created with one ``ReleaseDocument`` per document its source can release;
-Celery tasks (or the ``release`` command, in-process) sanitize them in batches. Each
-document is done once: it is computed outside any transaction, then its row is locked and
-its text, spans, decisions, TPS and status are written in one transaction, so a
-redelivered task or a killed worker never leaves a document half written or written
-twice. When no document is pending the release is closed with its metrics."""
+A release is a batched job of the one job mechanism (``services.jobs``): it is created
+with one ``ReleaseDocument`` (a step) per document its source can release; Celery tasks
+(or the ``release`` command, in-process) sanitize them in batches. Each document is done
+once: it is computed outside any transaction, then its row is locked and its text,
+spans, decisions, TPS and status are written in one transaction, so a redelivered task
+or a killed worker never leaves a document half written or written twice; a batch leaves
+the documents another live worker holds to it, and the sweeper sends those of a lost
+worker again. ``done`` counts the documents finished (done or failed). When no document
+is pending the release is closed with its metrics."""
 
 import math
 import statistics
@@ -20,7 +23,7 @@ from sanitize_app.engine.release.engine import ReleaseEngine
 from sanitize_app.engine.release.types import PATHS
 
 from ..models import Corpus, Release, ReleaseDecision, ReleaseDocument
-from . import release_guided, release_metrics
+from . import jobs, release_guided, release_metrics
 from .audit import record_event
 from .document_counts import COUNTED, count_expressions, document_counts, with_percent
 from .errors import DomainError
@@ -132,18 +135,30 @@ def source_description(source: str, annotator: AbstractBaseUser | None) -> dict:
 
 
 def run_batch(release_id: int, document_ids: list[int]) -> dict:
-    """Sanitize the pending documents of one batch (the body of the Celery task)."""
+    """Sanitize one batch (the body of the Celery task): only the documents still pending
+    and held by no other live worker (a redelivered or duplicated batch skips the rest),
+    their heartbeat kept fresh while it works."""
     release = Release.objects.select_related("corpus", "annotator").get(pk=release_id)
-    pending = list(
-        ReleaseDocument.objects.filter(
-            release=release, document_id__in=document_ids, status=ReleaseDocument.Status.PENDING
-        )
-        .select_related("document")
-        .order_by("document__position", "document_id")
-    )
-    if not pending:
-        finish_if_complete(release)
+    if release.finished:
         return {"release": release_id, "done": 0, "failed": 0}
+    jobs.start_batch(release)
+    taken = jobs.take_steps(ReleaseDocument, "release", release, document_ids)
+    steps = ReleaseDocument.objects.filter(release=release, document_id__in=taken)
+    with jobs.Heartbeat(release, single=False, steps=steps):
+        pending = list(
+            steps.filter(status=ReleaseDocument.Status.PENDING)
+            .select_related("document")
+            .order_by("document__position", "document_id")
+        )
+        done, failed = _sanitize(release, pending) if pending else (0, 0)
+    finish_if_complete(release)
+    return {"release": release_id, "done": done, "failed": failed}
+
+
+def _sanitize(release: Release, pending: list[ReleaseDocument]) -> tuple[int, int]:
+    """Sanitize the batch's documents; returns how many were done and failed. An engine
+    or guided masker that cannot be built fails them all, naming why (sent again, they
+    would fail the same way)."""
     try:
         engine = release_engine(release.strategy, release.corpus)
     except Exception as exc:  # noqa: BLE001 - a broken configuration fails the documents, naming why
@@ -152,24 +167,20 @@ def run_batch(release_id: int, document_ids: list[int]) -> dict:
         masker = release_guided.guided_masker(release, engine)
     except Exception as exc:  # noqa: BLE001 - without its attacker, no document is released without the option
         return fail_batch(release, pending, f"Attack-guided masking could not start: {exc.__class__.__name__}: {exc}")
-    Release.objects.filter(pk=release.pk, status=Release.Status.PENDING).update(status=Release.Status.RUNNING)
-    done = failed = 0
+    done = 0
     for item in pending:
-        if sanitize_document(release, item, engine, masker).status == ReleaseDocument.Status.DONE:
-            done += 1
-        else:
-            failed += 1
-    finish_if_complete(release)
-    return {"release": release_id, "done": done, "failed": failed}
+        done += sanitize_document(release, item, engine, masker).status == ReleaseDocument.Status.DONE
+        jobs.count_steps(ReleaseDocument, "release", release)
+    return done, len(pending) - done
 
 
-def fail_batch(release: Release, pending: list[ReleaseDocument], error: str) -> dict:
-    """The batch's pending documents failed, all for the same reason."""
+def fail_batch(release: Release, pending: list[ReleaseDocument], error: str) -> tuple[int, int]:
+    """The batch's pending documents failed, all for the same reason; returns (0, failed)."""
     ReleaseDocument.objects.filter(pk__in=[item.pk for item in pending], status=ReleaseDocument.Status.PENDING).update(
         status=ReleaseDocument.Status.FAILED, error=error[:2000]
     )
-    finish_if_complete(release)
-    return {"release": release.pk, "done": 0, "failed": len(pending)}
+    jobs.count_steps(ReleaseDocument, "release", release)
+    return 0, len(pending)
 
 
 def sanitize_document(
@@ -246,8 +257,9 @@ def release_counts(release: Release) -> dict:
 
 
 def finish_if_complete(release: Release) -> None:
-    """Close the release once no document is pending: succeeded when any document was
-    sanitized (failed otherwise), with its metrics."""
+    """Settle the release once no document is pending: succeeded when any document was
+    sanitized (failed otherwise), with its metrics. Run by the last batch, and by the job
+    sweeper after it failed lost documents."""
     counts = release_counts(release)
     if counts["pending"] or release.finished:
         return
@@ -273,8 +285,15 @@ def finish_if_complete(release: Release) -> None:
         )
     # What TPS was measured with belongs to the record of what the release used, too.
     used = {**release.settings, **{key: metrics[key] for key in ("ic", "embedder") if key in metrics}}
+    now = timezone.now()
     updated = Release.objects.filter(pk=release.pk, status__in=[Release.Status.PENDING, Release.Status.RUNNING]).update(
-        status=status, finished_at=timezone.now(), metrics=metrics, error=error, settings=used
+        status=status,
+        finished_at=now,
+        heartbeat_at=now,
+        done=counts["done"] + counts["failed"],
+        metrics=metrics,
+        error=error,
+        settings=used,
     )
     if updated:
         release.refresh_from_db()

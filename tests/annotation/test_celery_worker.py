@@ -7,6 +7,7 @@ import time
 import pytest
 from celery.contrib.testing.worker import start_worker
 from celery.result import AsyncResult
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Document, ImportJob, PreannotationRun, RunDocument
@@ -63,10 +64,14 @@ def test_a_redelivered_task_does_not_import_twice(worker, corpus, people, pick, 
 
     upload = SimpleUploadedFile("one.json", json.dumps(pick("001-79436")).encode())
     job = ImportJob.objects.create(corpus=corpus, file=upload, original_name="one.json", created_by=people["manager"])
+    stored_name = job.file.name
     first = run_import_job.delay(job.pk).get(timeout=60)
     second = run_import_job.delay(job.pk).get(timeout=60)
     assert first["status"] == second["status"] == "succeeded"
     assert Document.objects.filter(corpus=corpus).count() == 1
+    job.refresh_from_db()
+    assert job.attempts == 1 and job.done == 1
+    assert not job.file and not default_storage.exists(stored_name)  # imported: the upload is gone
 
 
 @pytest.mark.usefixtures("rules_only_engine")

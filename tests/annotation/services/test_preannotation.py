@@ -1,10 +1,13 @@
 """Pre-annotation runs: predictions stored per run, open layers pre-annotated, re-runs
 idempotent, an annotator's work never replaced."""
 
+from datetime import timedelta
+
 import pytest
 
 from annotation.enums import EditType, LayerStatus, Origin
 from annotation.models import AuditEvent, Mention, PreannotationRun, Prediction, RunDocument
+from annotation.services import jobs, preannotation
 from annotation.services.decisions import set_entity_decision
 from annotation.services.errors import DomainError
 from annotation.services.layers import assign_layer
@@ -107,6 +110,42 @@ def test_a_redelivered_batch_does_not_redo_finished_documents(corpus, people, do
     count = Prediction.objects.filter(run=run).count()
     assert run_batch(run.pk, [d.pk for d in documents.values()]) == {"run": run.pk, "done": 0, "failed": 0}
     assert Prediction.objects.filter(run=run).count() == count
+
+
+def test_a_duplicate_batch_leaves_a_document_another_live_worker_holds_until_that_worker_stalls(
+    corpus, people, documents
+):
+    run = start_run(corpus, actor=people["manager"])
+    both = [documents[CANPOLAT].pk, documents[POLAT].pk]
+    jobs.start_batch(run)
+    assert jobs.take_steps(RunDocument, "run", run, [documents[POLAT].pk]) == [documents[POLAT].pk]  # the other worker
+
+    assert run_batch(run.pk, both) == {"run": run.pk, "done": 1, "failed": 0}
+    run.refresh_from_db()
+    assert (run.status, run.done, run.total) == (PreannotationRun.Status.RUNNING, 1, 2)
+    held = run.run_documents.get(document=documents[POLAT])
+    assert held.status == RunDocument.Status.PENDING and not Prediction.objects.filter(document_id=held.document_id)
+
+    # The other worker went silent: the batch sent again takes its document up.
+    RunDocument.objects.filter(pk=held.pk).update(heartbeat_at=jobs.stall_cutoff() - timedelta(seconds=1))
+    assert run_batch(run.pk, both) == {"run": run.pk, "done": 1, "failed": 0}
+    run.refresh_from_db()
+    assert (run.status, run.done) == (PreannotationRun.Status.SUCCEEDED, 2)
+    assert run.run_documents.get(pk=held.pk).attempts == 2
+
+
+def test_an_engine_that_cannot_be_built_fails_the_batch_naming_why(corpus, people, documents, monkeypatch):
+    def broken(corpus):
+        raise RuntimeError("model archive missing")
+
+    monkeypatch.setattr(preannotation, "engine_for", broken)
+    run = start_run(corpus, actor=people["manager"])
+    assert run_batch(run.pk, [d.pk for d in documents.values()]) == {"run": run.pk, "done": 0, "failed": 2}
+    run.refresh_from_db()
+    assert run.status == PreannotationRun.Status.FAILED
+    assert run.error == "No document could be pre-annotated (2 failed)."
+    errors = set(run.run_documents.values_list("error", flat=True))
+    assert errors == {"The engine could not be built: RuntimeError: model archive missing"}
 
 
 def make_predictions(run, document, rows):
@@ -223,6 +262,7 @@ def test_a_failing_document_is_reported_and_the_others_are_done(corpus, people, 
     assert failed.document.doc_id == POLAT and failed.error == "ValueError: simulated engine fault"
     assert not Prediction.objects.filter(run=run, document=failed.document).exists()
     assert Prediction.objects.filter(run=run, document=documents[CANPOLAT]).exists()
+    assert run.done == run.total == 2  # both documents are finished, one of them failed
 
 
 def test_unknown_documents_are_named(corpus, people, documents):

@@ -118,6 +118,29 @@ def test_a_redelivered_run_is_left_as_it_finished(release, people):
     assert again.outcomes.count() == 5 and again.finished_at == finished.finished_at
 
 
+def test_a_worker_declared_lost_stores_nothing_over_the_attempt_that_took_its_run_over(release, people, monkeypatch):
+    """This worker went silent after taking the run up and another took it over: its
+    attack, finished all the same, writes no outcome, result or status."""
+    from datetime import timedelta
+
+    from annotation.services import jobs
+
+    real_claim = jobs.claim
+
+    def claim_then_lose(model, pk):
+        mine = real_claim(model, pk)
+        model.objects.filter(pk=pk).update(heartbeat_at=jobs.stall_cutoff() - timedelta(seconds=1))
+        assert real_claim(model, pk).attempts == 2  # the other worker
+        return mine
+
+    monkeypatch.setattr(jobs, "claim", claim_then_lose)
+    run = start_release_attack(release, user=people["manager"])
+    assert run_attack(run.pk) == {"run": run.pk, "status": "running", "lost": True}
+    run.refresh_from_db()
+    assert (run.status, run.attempts, run.results, run.finished_at) == ("running", 2, {}, None)
+    assert not run.outcomes.exists()
+
+
 def test_the_background_is_pretreated_once_and_read_back_by_the_next_fit(release, people, monkeypatch):
     parsed = []
     treat = pretreatment()
@@ -150,22 +173,28 @@ def test_a_fitted_attacker_is_kept_until_the_background_changes(release):
     assert refitted is not first and "Fay Moss" in refitted.people
 
 
-def test_one_run_per_release_at_a_time_and_an_abandoned_one_is_failed(release, people):
-    """A second run is refused while one is under way (naming the field); one left
-    unfinished past SANITIZE_REIDENTIFICATION["abandoned_after_s"] (its worker lost) is
-    marked failed when the next starts."""
+def test_one_run_per_release_at_a_time_and_one_whose_worker_stalled_is_failed_by_the_sweeper(
+    release, people, eager_tasks
+):
+    """A second run is refused while one is under way (naming the field), however old it
+    is; once its worker stalls (no heartbeat for ``stall_s``), the job sweeper fails it
+    (embedded: nothing to send it to again) and the next run may start."""
     from datetime import timedelta
 
     from django.utils import timezone
 
+    from annotation.services import jobs
+
     first = start_release_attack(release, attacker="tfidf-svc", user=people["manager"])
+    jobs.claim(ReidentificationRun, first.pk)  # a worker takes it up ...
+    ReidentificationRun.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(hours=2))
     with pytest.raises(DomainError) as refused:
         start_release_attack(release, attacker="tfidf-svc", user=people["manager"])
     assert refused.value.field == "release" and f"Run {first.pk}" in refused.value.message
-    ReidentificationRun.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(hours=2))
+    # ... and goes silent: its heartbeat is older than stall_s.
+    ReidentificationRun.objects.filter(pk=first.pk).update(heartbeat_at=jobs.stall_cutoff() - timedelta(seconds=1))
+    assert jobs.sweep_stalled() == [f"reidentification {first.pk}: failed, its worker was lost"]
     first.refresh_from_db()
-    assert first.abandoned and not first.under_way
+    assert first.status == ReidentificationRun.Status.FAILED and "The process running it stopped" in first.error
     second = start_release_attack(release, attacker="tfidf-svc", user=people["manager"])
-    first.refresh_from_db()
-    assert first.status == ReidentificationRun.Status.FAILED and "Abandoned" in first.error
     assert second.status == ReidentificationRun.Status.PENDING

@@ -1,10 +1,13 @@
 """Sanitized releases: start refused by field, one set of decisions per document however
 often a batch runs, a failing document does not stop the others, metrics on close."""
 
+from datetime import timedelta
+
 import pytest
 
 from annotation.enums import LayerStatus
 from annotation.models import AnnotationLayer, AuditEvent, Release, ReleaseDecision, ReleaseDocument
+from annotation.services import jobs
 from annotation.services.errors import DomainError
 from annotation.services.releases import (
     corpus_releases,
@@ -166,6 +169,7 @@ def test_a_failing_document_is_marked_and_the_batch_goes_on(corpus, documents, m
     release.refresh_from_db()
     assert release.status == "succeeded"
     assert release.metrics["documents"] == {"total": 2, "done": 1, "failed": 1}
+    assert release.done == release.total == 2  # both finished, one of them failed
     assert release_counts(release) == {"total": 2, "done": 1, "failed": 1, "pending": 0, "percent": 100}
 
 
@@ -183,11 +187,33 @@ def test_a_release_stays_open_while_a_document_is_pending(corpus, documents, man
     release = start_release(corpus, source="reviewed", strategy="stars", actor=manager)
     run_batch(release.pk, ids(documents[POLAT]))
     release.refresh_from_db()
-    assert release.status == "running" and not release.finished_at
+    assert release.status == "running" and not release.finished_at and release.done == 1
     assert release_counts(release) == {"total": 2, "done": 1, "failed": 0, "pending": 1, "percent": 50}
     finish_if_complete(release)
     release.refresh_from_db()
     assert release.status == "running"
+
+
+def test_a_duplicate_batch_leaves_a_document_another_live_worker_holds_until_that_worker_stalls(
+    corpus, documents, manager
+):
+    release = start_release(corpus, source="reviewed", strategy="label", actor=manager)
+    both = ids(documents[POLAT], documents[CANPOLAT])
+    jobs.start_batch(release)
+    assert jobs.take_steps(ReleaseDocument, "release", release, ids(documents[POLAT])) == ids(documents[POLAT])
+
+    assert run_batch(release.pk, both) == {"release": release.pk, "done": 1, "failed": 0}
+    held = release.documents.get(document=documents[POLAT])
+    assert held.status == "pending" and held.sanitized_text == "" and not held.decisions.exists()
+    release.refresh_from_db()
+    assert (release.status, release.done) == ("running", 1)
+
+    # The other worker went silent: the batch sent again takes its document up.
+    ReleaseDocument.objects.filter(pk=held.pk).update(heartbeat_at=jobs.stall_cutoff() - timedelta(seconds=1))
+    assert run_batch(release.pk, both) == {"release": release.pk, "done": 1, "failed": 0}
+    release.refresh_from_db()
+    assert (release.status, release.done) == ("succeeded", 2)
+    assert release.documents.get(pk=held.pk).attempts == 2
 
 
 def test_stars_keep_every_offset_of_the_original(corpus, documents, manager):
