@@ -30,7 +30,10 @@ def test_a_manager_trains_and_promotes_a_model(login, live_server, pick, import_
     page.click("a.btn:has-text('Models')")
     page.click("#models-recognizer button:has-text('Train now')")
     page.wait_for_selector("text=recognizer v1 is queued for training.")
-    page.wait_for_selector("#models-recognizer .status-succeeded", timeout=60_000)  # the page polls
+    page.wait_for_selector("#models-recognizer .status-succeeded", timeout=60_000)  # its progress polls
+    # The training's end reloads the table: its metrics show without a reload.
+    page.wait_for_selector("#models-recognizer table.comparison", timeout=15_000)
+    assert page.locator("#models-body[hx-trigger], #models-recognizer .job-progress[hx-get]").count() == 0
     model = TrainedModel.objects.get(corpus=corpus, kind="recognizer")
     assert model.status == "succeeded" and model.metrics["entity_type_f1"] >= 0
     row = page.locator("#models-recognizer tbody tr").first
