@@ -295,6 +295,14 @@ def sweep_stalled_jobs() -> list[str]:
     return jobs.sweep_stalled()
 
 
+def _send_batches(task, job, document_ids: list[int], size: int) -> None:
+    """Send a batched job's documents again in batches of the usual size (several
+    workers share them, as the first time)."""
+    size = max(1, size)
+    for start in range(0, len(document_ids), size):
+        task.delay(job.pk, document_ids[start : start + size])
+
+
 def _register_job_kinds() -> None:
     """How the sweeper sends each kind of job again (``services.jobs``)."""
     jobs.register(
@@ -307,7 +315,7 @@ def _register_job_kinds() -> None:
         jobs.JobKind(
             "preannotation",
             PreannotationRun,
-            lambda run, ids: preannotate_documents.delay(run.pk, ids),
+            lambda run, ids: _send_batches(preannotate_documents, run, ids, settings.SANITIZE_PREANNOTATION_BATCH),
             step_model=RunDocument,
             steps="run",
             settle=preannotation.finish_if_complete,
@@ -317,7 +325,9 @@ def _register_job_kinds() -> None:
         jobs.JobKind(
             "release",
             Release,
-            lambda release, ids: sanitize_release_documents.delay(release.pk, ids),
+            lambda release, ids: _send_batches(
+                sanitize_release_documents, release, ids, settings.SANITIZE_RELEASE.get("batch", 5)
+            ),
             step_model=ReleaseDocument,
             steps="release",
             settle=releases.finish_if_complete,

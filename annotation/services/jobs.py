@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.core.cache import cache
 from django.db import OperationalError, connection, transaction
-from django.db.models import F, Model
+from django.db.models import F, Model, Q
 from django.utils import timezone
 
 from ..models.job import FINISHED_JOB_STATUSES, Job, JobStatus, JobStep, StepStatus
@@ -325,13 +325,22 @@ def _recover_job(kind: JobKind, pk: int, now: datetime) -> str:
 
 def _sweep_steps(kind: JobKind) -> list[str]:
     now = timezone.now()
-    stalled = kind.step_model.objects.filter(
-        status=StepStatus.PENDING,
-        heartbeat_at__lt=stall_cutoff(now),
-        **{f"{kind.steps}__status__in": [JobStatus.PENDING, JobStatus.RUNNING]},
-    ).values_list(f"{kind.steps}_id", "document_id", "attempts")
+    cutoff = stall_cutoff(now)
+    job = kind.steps
+    pending = kind.step_model.objects.filter(
+        status=StepStatus.PENDING, **{f"{job}__status__in": [JobStatus.PENDING, JobStatus.RUNNING]}
+    )
+    # A step whose worker went silent; and a step no worker took up while its whole job
+    # has been silent (no batch of it alive) for stall_s: its batch was lost before it
+    # started (received by a worker that was killed, which the broker gives back only
+    # after its visibility timeout). A batch merely queued behind others is sent twice
+    # at worst, once per stall_s: the first to take a step does it, the other skips it.
+    silent_job = Q(**{f"{job}__heartbeat_at__lt": cutoff}) | Q(
+        **{f"{job}__heartbeat_at__isnull": True, f"{job}__created_at__lt": cutoff}
+    )
+    stalled = pending.filter(Q(heartbeat_at__lt=cutoff) | (Q(heartbeat_at__isnull=True) & silent_job))
     by_job: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for job_id, document_id, attempts in stalled:
+    for job_id, document_id, attempts in stalled.values_list(f"{job}_id", "document_id", "attempts"):
         by_job[job_id].append((document_id, attempts))
     done = []
     for job_id, steps in by_job.items():
@@ -346,19 +355,23 @@ def _recover_steps(kind: JobKind, job_id: int, steps: list[tuple[int, int]], now
     job = kind.model.objects.get(pk=job_id)
     rows = kind.step_model.objects.filter(**{kind.steps: job}, status=StepStatus.PENDING)
     limit = job_settings()["max_attempts"]
-    lost = [document for document, attempts in steps if attempts >= limit or _embedded()]
-    again = [document for document, attempts in steps if document not in lost]
+    lost = {document for document, attempts in steps if attempts >= limit or _embedded()}
+    again = [document for document, _ in steps if document not in lost]
     if lost:
         rows.filter(document_id__in=lost).update(
             status=StepStatus.FAILED,
-            error=f"Its worker was lost {limit} times while on this document.",
+            error="The process running it stopped before this document was done."
+            if _embedded()
+            else f"Its worker was lost {limit} times while on this document.",
             heartbeat_at=now,
         )
     if again:
         rows.filter(document_id__in=again).update(heartbeat_at=None)
         kind.resend(job, again)
+    # The job's heartbeat, too: what was sent again has stall_s to be taken up.
     type(job).objects.filter(pk=job.pk).update(
-        log=_logged(job.log, f"worker lost: {len(again)} documents sent again, {len(lost)} failed", now)
+        heartbeat_at=now,
+        log=_logged(job.log, f"worker lost: {len(again)} documents sent again, {len(lost)} failed", now),
     )
     if kind.settle:
         kind.settle(job)

@@ -196,6 +196,26 @@ def test_the_sweeper_sends_only_the_stalled_steps_again_and_fails_those_past_max
     assert sent == [(run.pk, [lost_once])]
 
 
+def test_a_batch_lost_before_it_started_is_sent_again_once_its_whole_run_is_silent(corpus, sent, with_broker):
+    """A document no worker took up (its batch received by a worker killed before it
+    began) is sent again once no batch of its run has been alive for stall_s; not while
+    one is, and not again before another stall_s has passed."""
+    run, (done, untaken) = preannotation_run(corpus, 2)
+    steps(run, done).update(status=RunDocument.Status.DONE)
+    steps(run, untaken).update(heartbeat_at=None, attempts=0)
+    assert jobs.sweep_stalled() == []  # the run's batch is alive: its other batch may just be queued
+    stall(run)
+    assert jobs.sweep_stalled() == [f"preannotation {run.pk}: 1 documents sent again, 0 failed"]
+    assert sent == [(run.pk, [untaken])]
+    assert jobs.sweep_stalled() == []  # sent: it has stall_s to be taken up
+    # A run none of whose batches ever started, created longer than stall_s ago.
+    never = PreannotationRun.objects.create(corpus=corpus, total=1)
+    RunDocument.objects.create(run=never, document_id=untaken)
+    PreannotationRun.objects.filter(pk=never.pk).update(created_at=stale())
+    assert jobs.sweep_stalled() == [f"preannotation {never.pk}: 1 documents sent again, 0 failed"]
+    assert sent[-1] == (never.pk, [untaken])
+
+
 def test_a_sweep_while_another_runs_is_a_no_op(corpus, sent, with_broker):
     """Another host's beat holds the lock: nothing is swept. A sweep that starts while
     this one works (here: from its resend of one run, while the other run is still
@@ -243,5 +263,5 @@ def test_embedded_the_sweeper_fails_stalled_jobs_and_steps_instead_of_sending_th
     assert sent == []
     row = fresh(job)
     assert row.status == FAILED and row.error.startswith("The process running it stopped")
-    assert steps(run, lost).get().status == "failed"
+    assert steps(run, lost).get().error == "The process running it stopped before this document was done."
     assert (fresh(run).status, fresh(run).done) == (SUCCEEDED, 2)
