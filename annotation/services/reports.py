@@ -133,8 +133,18 @@ def run_report(job_id: int) -> dict:
         logger.exception("Report %s failed", job_id)
         jobs.finish(job, JobStatus.FAILED, error=f"{type(exc).__name__}: {exc}"[:ERROR_LIMIT], stage="")
         return {"report": job_id, "status": JobStatus.FAILED}
-    jobs.finish(job, JobStatus.SUCCEEDED, result=result, stage="")
+    if jobs.finish(job, JobStatus.SUCCEEDED, result=result, stage=""):
+        _forget_older(job)
     return {"report": job_id, "status": job.status}
+
+
+def _forget_older(job: ReportJob) -> None:
+    """The finished reports of the same question that this one replaces are deleted: a
+    stale report is never shown again, and an evaluation holds the text of the mentions it
+    missed (not kept longer than needed)."""
+    ReportJob.objects.filter(
+        corpus_id=job.corpus_id, kind=job.kind, status__in=[JobStatus.SUCCEEDED, JobStatus.FAILED], pk__lt=job.pk
+    ).filter(params=job.params).delete()
 
 
 def _compute(job: ReportJob) -> dict:

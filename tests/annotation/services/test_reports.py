@@ -99,3 +99,16 @@ def test_a_refusal_is_the_reports_answer_and_a_crash_fails_the_job(corpus_ab, mo
     # ... until asked to start it again.
     again = reports.report_for_page(corpus_ab, "agreement", {}, retry=True)
     assert again.pk != crashed.pk and ReportJob.objects.filter(kind="agreement").count() == 2
+
+
+def test_a_new_report_replaces_the_older_ones_of_the_same_question(corpus_ab, people):
+    old = reports.start_report(corpus_ab, "evaluation", EVALUATION)
+    reports.run_report(old.pk)
+    other = reports.start_report(corpus_ab, "evaluation", {**EVALUATION, "annotators": ["b"]})
+    reports.run_report(other.pk)
+    assign_layer(corpus_ab.documents.get(), people["ann"], actor=people["manager"])  # the data changed
+    assert reports.current_report(corpus_ab, "evaluation", EVALUATION) is None
+    new = reports.start_report(corpus_ab, "evaluation", EVALUATION)
+    reports.run_report(new.pk)
+    # The stale report (and the mention texts it held) is gone; another question's is kept.
+    assert set(ReportJob.objects.values_list("pk", flat=True)) == {other.pk, new.pk}
