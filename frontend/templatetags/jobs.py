@@ -14,9 +14,8 @@ from django import template
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models.job import Job, JobStatus
+from annotation.models.job import Job, JobStatus, StepStatus
 from annotation.services import jobs
-from annotation.services.document_counts import document_counts
 
 register = template.Library()
 
@@ -59,12 +58,13 @@ def progress_context(job: Job, *, poll: bool = True, label: str = "", now: datet
 
 
 def _counts(job: Job, kind: jobs.JobKind) -> tuple[int, int, int]:
-    """(done, total, failed). A batched job's documents are its steps, counted live (the
-    batches finish them in parallel; the row's counts are the job's own)."""
+    """(done, total, failed): the row's counts (a batched job's ``done`` counts its
+    finished steps, failed ones included); a batched job's failed steps counted live."""
+    done = min(job.done, job.total) if job.total else job.done
     if kind.step_model is None:
-        return min(job.done, job.total) if job.total else job.done, job.total, 0
-    counts = document_counts(kind.step_model.objects.filter(**{kind.steps: job}))
-    return counts["done"] + counts["failed"], counts["total"], counts["failed"]
+        return done, job.total, 0
+    failed = kind.step_model.objects.filter(**{kind.steps: job}, status=StepStatus.FAILED).count()
+    return done, job.total, failed
 
 
 def _units(kind: str, count: int) -> str:

@@ -41,7 +41,7 @@ def import_job(corpus):
 
 
 def preannotation_run(corpus):
-    run = PreannotationRun.objects.create(corpus=corpus, status="running", total=2)
+    run = PreannotationRun.objects.create(corpus=corpus, status="running", done=1, total=2)
     first, second = two_documents(corpus)
     RunDocument.objects.create(run=run, document=first, status="done")
     RunDocument.objects.create(run=run, document=second)
@@ -55,7 +55,7 @@ def training(corpus):
 
 
 def release(corpus, status="running"):
-    return Release.objects.create(corpus=corpus, source="reviewed", strategy="label", status=status, total=2)
+    return Release.objects.create(corpus=corpus, source="reviewed", strategy="label", status=status, done=1, total=2)
 
 
 def release_with_documents(corpus):
@@ -119,7 +119,7 @@ def test_polling_stops_once_the_job_is_finished_and_that_poll_tells_the_page(cor
     manager = client_for(people["manager"])
     assert "hx-get" in manager.get(url("preannotation", job), headers=HTMX).content.decode()
     RunDocument.objects.filter(run=job).update(status="done")
-    PreannotationRun.objects.filter(pk=job.pk).update(status="succeeded", finished_at=timezone.now())
+    PreannotationRun.objects.filter(pk=job.pk).update(status="succeeded", done=2, finished_at=timezone.now())
     response = manager.get(url("preannotation", job), headers=HTMX)
     partial = response.content.decode()
     assert "hx-get" not in partial and "hx-trigger" not in partial and "spinner" not in partial
