@@ -23,7 +23,7 @@ from ..models import AnnotationLayer, Corpus, Document, PreannotationRun, Predic
 from . import jobs
 from .audit import record_event
 from .document_counts import document_counts
-from .engine import engine_config, engine_for, respondent_states
+from .engine import engine_for, engine_version, respondent_states
 from .errors import DomainError
 from .preannotation_apply import OPEN_STATUSES, apply_predictions
 
@@ -44,7 +44,7 @@ def start_run(
         raise DomainError(f"Corpus {corpus.name} has no documents to pre-annotate.", field="documents")
     with transaction.atomic():
         run = PreannotationRun.objects.create(
-            corpus=corpus, created_by=actor, total=len(ids), model_version=engine_config(corpus).model_version
+            corpus=corpus, created_by=actor, total=len(ids), model_version=engine_version(corpus)
         )
         RunDocument.objects.bulk_create(RunDocument(run=run, document_id=pk) for pk in ids)
         record_event(
