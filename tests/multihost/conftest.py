@@ -2,6 +2,9 @@
 a process of its own with its own working directory, media root, model scratch folder and
 model cache (no shared disk), against one PostgreSQL (the test database), one Redis and
 one S3-compatible server (moto, tests.support.s3_server) that every host reaches over HTTP.
+The hosts run the production settings (which refuse to start without a broker, a Redis
+cache apart from it, a storage backend and a secret): the web host is ready when its
+/healthz/ passes its database, cache, broker and storage checks.
 
 The test process is one more host: it creates rows and sends tasks as the web would.
 Rows it writes are committed (``django_db(transaction=True)``) so the other hosts see them."""
@@ -10,6 +13,7 @@ import os
 import shutil
 import uuid
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import requests
@@ -35,12 +39,21 @@ def database_url(settings_dict: dict) -> str:
     return f"postgres://{user}{password}@{host}:{port}/{settings_dict['NAME']}"
 
 
+def cache_url(broker: str) -> str:
+    """The hosts' cache: the Redis database next to the broker's (6 <-> 7, 14 <-> 15), as
+    production wants it apart from the broker's (a cache clear would drop queued tasks)."""
+    url = urlsplit(broker)
+    number = int(url.path.strip("/") or 0)
+    return urlunsplit(url._replace(path=f"/{number ^ 1}"))
+
+
 class Cluster:
     """The hosts of the multi-host tests. ``worker``, ``web`` and ``beat`` start a host and wait
     until it is ready; every process is killed at teardown."""
 
     def __init__(self, root: Path, database: str, broker: str, s3: S3Server):
         self.root, self.database, self.broker, self.s3 = root, database, broker, s3
+        self.cache = cache_url(broker)
         self.processes = Processes()
         self.web_url = ""
 
@@ -65,12 +78,13 @@ class Cluster:
         return {
             **inherited,
             "PYTHONPATH": str(REPO),
-            "DJANGO_SETTINGS_MODULE": "sanitize_app.settings.development",
-            "DEBUG": "0",
+            # The production settings, which refuse to start without every service.
+            "DJANGO_SETTINGS_MODULE": "sanitize_app.settings.production",
+            "SECRET_KEY": "multihost-test-secret-key-" + "x" * 40,
             "DATABASE_URL": self.database,
             "CELERY_BROKER_URL": self.broker,
             "CELERY_RESULT_BACKEND": self.broker,
-            "CACHE_URL": self.broker,
+            "CACHE_URL": self.cache,
             **self.s3.environment(),
             **JOB_TIMINGS,
             "SANITIZE_RETRAIN_CHECK_SECONDS": "3600",
@@ -158,6 +172,9 @@ def cluster(django_db_setup, tmp_path_factory):
     assert broker.startswith("redis://"), "the multi-host tests need CELERY_BROKER_URL set to a Redis server"
     assert connection.vendor == "postgresql", "the multi-host tests need DATABASE_URL set to PostgreSQL"
     redis.Redis.from_url(broker).flushdb()
+    cache = redis.Redis.from_url(cache_url(broker))
+    for key in cache.scan_iter("sanitize:*"):  # the hosts' cache keys of an earlier run (a sweep lock...)
+        cache.delete(key)
     endpoint_url, log = moto_server()
     s3 = S3Server(endpoint_url=endpoint_url, bucket=f"multihost-{uuid.uuid4().hex[:12]}", _log=log)
     s3.client().create_bucket(Bucket=s3.bucket)

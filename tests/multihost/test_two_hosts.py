@@ -44,7 +44,8 @@ def test_an_upload_to_the_web_host_is_imported_by_a_worker_from_the_object_store
     documents = pick("001-79436", "001-83927")
     response = requests.post(
         f"{here.web_url}/api/corpora/{corpus.pk}/imports/",
-        headers={"Authorization": f"Token {token.key}"},
+        # As the TLS-terminating proxy in front of gunicorn would (production redirects plain HTTP).
+        headers={"Authorization": f"Token {token.key}", "X-Forwarded-Proto": "https"},
         files={"file": ("two.json", json.dumps(documents).encode(), "application/json")},
         timeout=30,
     )
