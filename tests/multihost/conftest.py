@@ -103,15 +103,21 @@ class Cluster:
     def start(self, host: str, argv: list[str], extra: dict[str, str] | None = None) -> Process:
         return self.processes.add(Process(host, argv, env=self.environment(host, extra), cwd=self.host_dir(host)))
 
-    def worker(self, name: str, queues: list[str], extra: dict[str, str] | None = None) -> Process:
-        """A Celery worker ``name@multihost``: one task at a time (solo pool), only ``queues``."""
-        return self.workers({name: queues}, extra)[name]
+    def worker(
+        self, name: str, queues: list[str], extra: dict[str, str] | None = None, pool: list[str] = ()
+    ) -> Process:
+        """A Celery worker ``name@multihost``: one task at a time, only ``queues``; ``pool``
+        replaces the solo pool's options."""
+        return self.workers({name: queues}, extra, pool)[name]
 
-    def workers(self, queues: dict[str, list[str]], extra: dict[str, str] | None = None) -> dict[str, Process]:
+    def workers(
+        self, queues: dict[str, list[str]], extra: dict[str, str] | None = None, pool: list[str] = ()
+    ) -> dict[str, Process]:
         """Start several workers at once (name -> queues), then wait until each is ready."""
         started = {}
         for name, names in queues.items():
-            argv = [PYTHON, "-m", "celery", "-A", "sanitize_app", "worker", "--pool=solo", "--concurrency=1"]
+            argv = [PYTHON, "-m", "celery", "-A", "sanitize_app", "worker"]
+            argv += list(pool) or ["--pool=solo", "--concurrency=1"]
             argv += ["-Q", ",".join(names), "-n", f"{name}@multihost", "--loglevel=INFO"]
             argv += ["--without-gossip", "--without-mingle"]
             started[name] = self.start(f"worker-{name}", argv, extra)

@@ -1,7 +1,8 @@
 """A worker killed with SIGKILL in the middle of a job (its whole process group, as the
 OOM killer or a lost machine would): beat's sweeper notices the silence, sends the lost
 work again, and another worker finishes the job within two minutes of the kill; a
-killed training blocks no later training."""
+killed training blocks no later training; a batch the killed worker had received but not
+begun is sent again too (the broker would give it back only after its visibility timeout)."""
 
 import time
 
@@ -21,8 +22,8 @@ def start_worker(here):
     """Start a worker for this test only (stopped at its end, killed or not)."""
     started = []
 
-    def start(name: str, queues: list[str], extra: dict[str, str]):
-        started.append(here.worker(name, queues, extra))
+    def start(name: str, queues: list[str], extra: dict[str, str], pool: list[str] = ()):
+        started.append(here.worker(name, queues, extra, pool))
         return started[-1]
 
     yield start
@@ -100,3 +101,42 @@ def test_a_training_whose_worker_is_killed_is_trained_by_another_worker_and_bloc
     again = start_training(corpus, "recognizer", actor=people["manager"])
     assert again.version == 2 and again.status == JobStatus.PENDING
     print(f"training finished {took:.0f} s after the kill")
+
+
+def test_a_batch_a_killed_worker_received_but_never_began_is_sent_again(
+    here, start_worker, corpus, people, import_documents, settings
+):
+    """The holder runs a long training on its one thread and has already taken the run's
+    only batch from the broker (prefetch 2), queued behind the training: killed, that
+    message stays unacknowledged in Redis for hours and no document of it has a
+    heartbeat. The sweeper sees the run silent and sends the documents again."""
+    from annotation.tasks import submit_preannotation, submit_training
+
+    settings.SANITIZE_PREANNOTATION_BATCH = 10  # the whole run in one message
+    import_documents(corpus, org_corpus())
+    slow = {"SANITIZE_TRAINING_EPOCHS": "100000", "SANITIZE_TRAINING_TIME_LIMIT": "60"}
+    pool = ["--pool=threads", "--concurrency=1", "--prefetch-multiplier=2"]
+    holder = start_worker("holder", ["training", "preannotation"], slow, pool)
+    model = submit_training(corpus, "recognizer", actor=people["manager"])
+
+    def training():
+        model.refresh_from_db()
+        return "epoch 3/" in model.log
+
+    here.wait_for(training, "the holder to be training", 90)
+    run = submit_preannotation(corpus, actor=people["manager"])
+    here.wait_for(
+        lambda: "Task annotation.tasks.preannotate_documents[" in holder.log(), "the holder to receive the batch", 30
+    )
+    steps = RunDocument.objects.filter(run=run)
+    assert not steps.filter(heartbeat_at__isnull=False).exists(), "the holder began the batch: nothing to prove"
+    holder.kill()
+    killed_at = time.monotonic()
+
+    start_worker("rescuer2", ["default", "preannotation"], {})
+    here.wait_for(lambda: run.refresh_from_db() or run.finished, f"run {run.pk} to finish after the kill", RECOVERY_S)
+    took = time.monotonic() - killed_at
+    assert run.status == PreannotationRun.Status.SUCCEEDED, f"{run.error}\n{here.report()}"
+    assert set(steps.values_list("status", flat=True)) == {"done"} and run.done == run.total == 8
+    assert "8 documents sent again" in run.log, run.log
+    print(f"the lost batch's run finished {took:.0f} s after the kill")
