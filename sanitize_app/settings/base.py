@@ -44,6 +44,9 @@ INSTALLED_APPS = [
 HEALTH_CHECK = {"timeout_s": env_int("SANITIZE_HEALTH_TIMEOUT_SECONDS", 3)}
 
 MIDDLEWARE = [
+    # First: answers /healthz/ before the Host header is validated (a container's probe
+    # asks 127.0.0.1, which ALLOWED_HOSTS refuses for every other page).
+    "sanitize_app.health.HealthzMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -90,6 +93,9 @@ def database_config(default_url: str) -> dict:
         }
     else:
         config["CONN_HEALTH_CHECKS"] = True
+        # An unreachable server fails the connection (a request, /healthz/) within
+        # seconds instead of after the operating system's TCP timeout.
+        config.setdefault("OPTIONS", {})["connect_timeout"] = env_int("DB_CONNECT_TIMEOUT", 5)
     return config
 
 

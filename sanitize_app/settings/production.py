@@ -9,6 +9,7 @@ every such gap, and the settings raise one ImproperlyConfigured naming all of th
 """
 
 import os
+from urllib.parse import parse_qs, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -29,6 +30,37 @@ _NEW_SECRET = "python -c 'import secrets; print(secrets.token_urlsafe(64))'"
 
 def _set(name: str) -> str:
     return os.environ.get(name, "").strip()
+
+
+def redis_database(url: str) -> tuple[str, int, int]:
+    """(host, port, database number) of a redis:// or rediss:// URL, with Redis's defaults
+    filled in: redis://r, redis://r:6379 and redis://r:6379/0 are one database."""
+    parts = urlsplit(url)
+    path = parts.path.strip("/") or parse_qs(parts.query).get("db", ["0"])[0]
+    try:
+        return (parts.hostname or "localhost", parts.port or 6379, int(path or 0))
+    except ValueError:
+        raise ImproperlyConfigured(f"{url!r}: the Redis database must be a number (redis://HOST:6379/2)") from None
+
+
+def _redis_clashes(broker: str, cache: str) -> list[str]:
+    """A cache clear is FLUSHDB: on the broker's or the result backend's database it would
+    drop queued tasks or results. The broker and the result backend may share one."""
+    results = _set("CELERY_RESULT_BACKEND")
+    try:
+        cache_db = redis_database(cache)
+        on_broker = cache_db == redis_database(broker)
+        on_results = results.startswith(_REDIS_SCHEMES) and redis_database(results) == cache_db
+    except ImproperlyConfigured as error:
+        return [str(error)]
+    problems = []
+    if on_broker:
+        problems.append("CACHE_URL is the broker's Redis database (a cache clear would drop queued tasks): use another")
+    if on_results:
+        problems.append(
+            "CACHE_URL is the result backend's Redis database (a cache clear would drop task results): use another"
+        )
+    return problems
 
 
 def missing_items() -> list[str]:
@@ -52,9 +84,8 @@ def missing_items() -> list[str]:
     if not cache.startswith(_REDIS_SCHEMES):
         what = "is not set" if not cache else f"is not a Redis URL ({cache.split(':', 1)[0]}://)"
         problems.append(f"CACHE_URL {what} (progress and locks would stay in each process): set redis://HOST:6379/2")
-    elif cache == broker:
-        # A cache clear is FLUSHDB: on the broker's database it would drop queued tasks.
-        problems.append("CACHE_URL is the broker's Redis database (a cache clear would drop queued tasks): use another")
+    elif broker.startswith(_REDIS_SCHEMES):
+        problems.extend(_redis_clashes(broker, cache))
     problems.extend(_storage_problems())
     return problems
 
@@ -85,7 +116,8 @@ if _PROBLEMS:
 DEBUG = False
 # Static files served by the app itself (compressed, cache-busted names): no separate
 # web server is needed in front of gunicorn.
-MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]
+_SECURITY = MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1
+MIDDLEWARE = [*MIDDLEWARE[:_SECURITY], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[_SECURITY:]]
 SECRET_KEY = _set("SECRET_KEY")
 DATABASES = {"default": database_config(_set("DATABASE_URL"))}
 

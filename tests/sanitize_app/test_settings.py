@@ -4,10 +4,13 @@ pass Django's deployment checklist when complete; secrets come from the environm
 The production processes run in a subprocess with a controlled environment: only PATH,
 HOME and what each test sets, so that nothing from the developer's shell fills a gap."""
 
+import importlib
 import os
 import secrets
 import subprocess
 import sys
+
+import pytest
 
 from tests.conftest import REPO
 
@@ -101,7 +104,7 @@ def test_complete_production_sends_every_task_to_the_broker_and_bounds_the_redis
         "print(s.CELERY_TASK_ALWAYS_EAGER, s.SANITIZE_TRAINING['in_thread'], s.SANITIZE_RELEASE['in_thread'], "
         "s.SANITIZE_REIDENTIFICATION['in_thread'], s.CACHES['default']['BACKEND'], "
         "s.CACHES['default']['OPTIONS']['socket_connect_timeout'], s.DATABASES['default']['HOST'], "
-        "s.STORAGES['default']['BACKEND'], s.MEDIA_ROOT)"
+        "s.STORAGES['default']['BACKEND'], s.MEDIA_ROOT, s.DATABASES['default']['OPTIONS']['connect_timeout'])"
     )
     result = production_shell(code, SANITIZE_STORAGE="filesystem", MEDIA_ROOT="/mnt/shared/media")
     assert result.returncode == 0, result.stderr
@@ -115,6 +118,56 @@ def test_complete_production_sends_every_task_to_the_broker_and_bounds_the_redis
         "db.internal",
         "django.core.files.storage.FileSystemStorage",
         "/mnt/shared/media",
+        "5",
+    ]
+
+
+@pytest.fixture
+def production(monkeypatch):
+    """The production settings module imported in this process under a complete
+    environment; its missing_items() reads the environment anew at each call."""
+    for name, value in complete_environment().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("CELERY_RESULT_BACKEND", raising=False)
+    sys.modules.pop(PRODUCTION, None)
+    yield importlib.import_module(PRODUCTION)
+    sys.modules.pop(PRODUCTION, None)
+
+
+def test_redis_urls_are_compared_by_host_port_and_database_number(production):
+    one = ("r", 6379, 0)
+    for url in ("redis://r", "redis://r:6379", "redis://r:6379/0", "rediss://:secret@r:6379/0", "redis://r?db=0"):
+        assert production.redis_database(url) == one, url
+    assert production.redis_database("redis://r:6380/2") == ("r", 6380, 2)
+    assert production.redis_database("redis://r/?db=3") == ("r", 6379, 3)
+
+
+def test_the_cache_may_share_no_database_with_the_broker_or_the_result_backend(production, monkeypatch):
+    monkeypatch.setenv("CELERY_BROKER_URL", "rediss://redis.internal:6379")
+    monkeypatch.setenv("CACHE_URL", "rediss://redis.internal:6379/0")
+    assert production.missing_items() == [
+        "CACHE_URL is the broker's Redis database (a cache clear would drop queued tasks): use another"
+    ]
+
+    monkeypatch.setenv("CACHE_URL", "redis://redis.internal/2")
+    monkeypatch.setenv("CELERY_RESULT_BACKEND", "redis://redis.internal:6379/2")
+    assert production.missing_items() == [
+        "CACHE_URL is the result backend's Redis database (a cache clear would drop task results): use another"
+    ]
+
+    monkeypatch.setenv("CELERY_RESULT_BACKEND", "redis://redis.internal:6379/0")  # the broker's: allowed
+    assert production.missing_items() == []
+    monkeypatch.setenv("CACHE_URL", "redis://redis.internal:6379/two")
+    assert production.missing_items() == [
+        "'redis://redis.internal:6379/two': the Redis database must be a number (redis://HOST:6379/2)"
+    ]
+
+
+def test_production_answers_healthz_first_and_serves_static_files_right_after_the_security_middleware(production):
+    assert production.MIDDLEWARE[:3] == [
+        "sanitize_app.health.HealthzMiddleware",
+        "django.middleware.security.SecurityMiddleware",
+        "whitenoise.middleware.WhiteNoiseMiddleware",
     ]
 
 
