@@ -47,6 +47,26 @@ def cache_url(broker: str) -> str:
     return urlunsplit(url._replace(path=f"/{number ^ 1}"))
 
 
+def refuse_a_cache_on_the_broker(cache: dict, broker: str) -> None:
+    """The tests empty this process's cache around each test: on the broker's Redis database
+    that would drop the workers' queued tasks, and the tests would fail for no reason of
+    the code's. Without CACHE_URL the cache lives on the broker's database."""
+    from redis.connection import parse_url
+
+    if not cache["BACKEND"].endswith("RedisCache"):
+        return
+    where = [
+        (url.get("host"), url.get("port", 6379), url.get("db", 0))
+        for url in map(parse_url, (cache["LOCATION"], broker))
+    ]
+    if where[0] == where[1]:
+        pytest.fail(
+            f"The test process's cache ({cache['LOCATION']}) is the broker's Redis database ({broker}): "
+            "set CACHE_URL to another database, e.g. CACHE_URL=redis://127.0.0.1:6379/13 as ./scripts/test does.",
+            pytrace=False,
+        )
+
+
 class Cluster:
     """The hosts of the multi-host tests. ``worker``, ``web`` and ``beat`` start a host and wait
     until it is ready; every process is killed at teardown."""
@@ -177,6 +197,7 @@ def cluster(django_db_setup, tmp_path_factory):
     broker = settings.CELERY_BROKER_URL
     assert broker.startswith("redis://"), "the multi-host tests need CELERY_BROKER_URL set to a Redis server"
     assert connection.vendor == "postgresql", "the multi-host tests need DATABASE_URL set to PostgreSQL"
+    refuse_a_cache_on_the_broker(settings.CACHES["default"], broker)
     redis.Redis.from_url(broker).flushdb()
     cache = redis.Redis.from_url(cache_url(broker))
     for key in cache.scan_iter("sanitize:*"):  # the hosts' cache keys of an earlier run (a sweep lock...)

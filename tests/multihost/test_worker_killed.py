@@ -1,9 +1,11 @@
 """A worker killed with SIGKILL in the middle of a job (its whole process group, as the
 OOM killer or a lost machine would): beat's sweeper notices the silence, sends the lost
 work again, and another worker finishes the job within two minutes of the kill; a
-killed training blocks no later training; a batch the killed worker had received but not
+killed training still refuses a rival of its kind until another worker has finished it,
+and then the next training is accepted; a batch the killed worker had received but not
 begun is sent again too (the broker would give it back only after its visibility timeout)."""
 
+import re
 import time
 
 import pytest
@@ -68,9 +70,10 @@ def test_a_preannotation_run_whose_worker_is_killed_is_finished_by_another_worke
     print(f"pre-annotation finished {took:.0f} s after the kill ({done_at_kill} of 6 documents done by the victim)")
 
 
-def test_a_training_whose_worker_is_killed_is_trained_by_another_worker_and_blocks_no_new_training(
+def test_a_killed_training_refuses_a_rival_until_another_worker_trains_it_then_the_next_is_accepted(
     here, start_worker, corpus, people, import_documents
 ):
+    from annotation.services.errors import DomainError
     from annotation.services.training import start_training
     from annotation.tasks import submit_training
 
@@ -87,6 +90,9 @@ def test_a_training_whose_worker_is_killed_is_trained_by_another_worker_and_bloc
     here.wait_for(under_way, f"the victim to be training {model.label}", 90)
     victim.kill()
     killed_at = time.monotonic()
+    # Lost but not yet recovered: still the one training of its kind.
+    with pytest.raises(DomainError, match=rf"already (running|pending) \({re.escape(model.label)}\)"):
+        start_training(corpus, "recognizer", actor=people["manager"])
 
     start_worker("trainer2", ["default", "training"], slow)
     here.wait_for(

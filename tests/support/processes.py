@@ -69,19 +69,23 @@ class Process:
         self.popen.wait(timeout=10)
 
     def stop(self, grace: float = 3) -> None:
-        """SIGTERM to the group, SIGKILL after ``grace`` seconds."""
-        if not self.alive:
+        """SIGTERM to the group, SIGKILL after ``grace`` seconds. The group is signalled even
+        when its leader is already dead: its children (gunicorn's workers, a worker's pool)
+        may outlive it."""
+        if self.popen is None:
             return
-        try:
-            os.killpg(self.popen.pid, signal.SIGTERM)
-            self.popen.wait(timeout=grace)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            self.kill()
-        # Children of a group leader that exited on SIGTERM (gunicorn's workers) go too.
+        if self.alive:
+            try:
+                os.killpg(self.popen.pid, signal.SIGTERM)
+                self.popen.wait(timeout=grace)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                pass
+        # Whatever is left of the group goes, leader or not.
         try:
             os.killpg(self.popen.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        self.popen.wait(timeout=10)
 
 
 class Processes:
