@@ -2,11 +2,13 @@
 
 The agreement is a report computed by a worker (``services.reports``), never in the
 request: the page shows the current one, or starts one and shows its progress, the
-section re-fetching itself until it is done; the CSV downloads read the stored report."""
+section re-fetching itself until it is done; the CSV downloads only read the stored
+report (409 naming the page when there is none)."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from annotation.models import ReportJob
 from annotation.models.job import JobStatus
@@ -17,9 +19,20 @@ from .access import managed_corpus
 
 CSV_TABLES = ("coefficients", "confusion", "identifiers")
 REFUSAL = "Only managers see the corpus's agreement."
-BEING_COMPUTED = (
-    "The agreement is being computed (a report job): download the CSV again once the agreement page shows it."
-)
+
+
+def report_not_ready(job: ReportJob | None, what: str, page_url: str) -> HttpResponse:
+    """409 for a CSV download without a current report, saying why and where to go: a
+    download only reads a stored report, never starts one (a GET, a link from anywhere,
+    must not set a worker computing; the page starts and retries reports)."""
+    if job is None:
+        why = f"No current {what} report"
+    elif job.status == JobStatus.FAILED:
+        why = f"The {what} report failed ({job.error or 'no message'})"
+    else:
+        why = f"The {what} is being computed (a report job)"
+    message = f"{why}: open {page_url} and download the CSV once the page shows the {what}."
+    return HttpResponse(message, status=409, content_type="text/plain; charset=utf-8")
 
 
 def _heatmap(report) -> list[dict]:
@@ -69,10 +82,9 @@ def corpus_agreement_csv(request, pk: int, table: str):
     corpus = managed_corpus(request, pk, REFUSAL)
     if table not in CSV_TABLES:
         raise Http404(f"No table {table}.")
-    kind = ReportJob.Kind.AGREEMENT
-    job = reports.current_report(corpus, kind, {}) or reports.start_report(corpus, kind, {}, request.user)
-    if job.status != JobStatus.SUCCEEDED:
-        return HttpResponse(BEING_COMPUTED, status=409, content_type="text/plain; charset=utf-8")
+    job = reports.report_for_page(corpus, ReportJob.Kind.AGREEMENT, {}, start=False)
+    if job is None or job.status != JobStatus.SUCCEEDED:
+        return report_not_ready(job, "agreement", reverse("corpus-agreement", args=[corpus.pk]))
     report = agreement_from_data(job.result["agreement"])
     response = HttpResponse(agreement_csv(report, table), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{corpus.name}-agreement-{table}.csv"'

@@ -5,8 +5,10 @@ with the TAB metrics against the corpus's human layers, with CSV downloads.
 Non-file sources and the comparison of all sources are reports computed by a worker
 (``services.reports``), never in the request: a GET shows the current report, or starts
 one and shows its progress in its place, the section re-fetching itself until it is
-done. Results are linkable (a POST of the form redirects to the GET). An uploaded file
-is evaluated on its POST (bounded by the upload) and never stored."""
+done. Results are linkable (a POST of the form redirects to the GET). The CSV downloads
+only read a stored report (409 naming the page when there is none): a link never sets a
+worker computing. An uploaded file is evaluated on its POST (bounded by the upload) and
+never stored."""
 
 import json
 from urllib.parse import urlencode
@@ -41,12 +43,10 @@ from annotation.services.evaluation_dashboard import (
 
 from .access import managed_corpus
 from .charts import PALETTE, bar_chart
+from .dashboard_views import report_not_ready
 from .evaluation_forms import FILE, EvaluationForm
 
 REFUSAL = "Only managers evaluate a corpus."
-BEING_COMPUTED = (
-    "The evaluation is being computed (a report job): download the CSV again once the evaluation page shows it."
-)
 MISSED_SHOWN = 200  # the CSV has them all
 HIDDEN_SPANS_LIMIT = 2 * 1024 * 1024  # an uploaded file's spans ride along for its CSV below this size
 METRIC_HELP = {
@@ -223,12 +223,10 @@ def corpus_evaluation_csv(request, pk: int):
         if source == FILE:
             result, _ = _evaluate_file(corpus, form)
         else:
-            params = _params(form)
-            job = reports.current_report(corpus, ReportJob.Kind.EVALUATION, params) or reports.start_report(
-                corpus, ReportJob.Kind.EVALUATION, params, request.user
-            )
-            if job.status != JobStatus.SUCCEEDED:
-                return HttpResponse(BEING_COMPUTED, status=409, content_type="text/plain; charset=utf-8")
+            job = reports.report_for_page(corpus, ReportJob.Kind.EVALUATION, _params(form), start=False)
+            if job is None or job.status != JobStatus.SUCCEEDED:
+                page = f"{reverse('corpus-evaluation', args=[corpus.pk])}?{form.query()}"
+                return report_not_ready(job, "evaluation", page)
             result = _stored_evaluation(job)
     except DomainError as exc:
         return _plain_400(exc.message)

@@ -7,6 +7,7 @@ import io
 import pytest
 from django.test import TestCase
 
+from annotation.models import ReportJob
 from tests.conftest import tab_mention
 
 from .conftest import client_for
@@ -62,13 +63,19 @@ def test_the_dashboard_shows_the_coefficients_the_heatmap_and_disagreements(two_
     assert 'id="confusion"' in page and "NO_MASK vs QUASI" in page
 
 
-def test_csv_downloads(two_layers, people):
+def test_csv_downloads_read_the_stored_report_and_never_start_one(two_layers, people):
     client = client_for(people["manager"])
-    # Before its report is computed the download refuses, saying why, and starts it.
+    page = f"/corpora/{two_layers.pk}/agreement/"
+    # Before the page has had the report computed, the download refuses, naming the page.
     with TestCase.captureOnCommitCallbacks(execute=True):
-        waiting = client.get(f"/corpora/{two_layers.pk}/agreement/coefficients.csv")
-    assert waiting.status_code == 409 and "The agreement is being computed" in waiting.content.decode()
-    response = client.get(f"/corpora/{two_layers.pk}/agreement/coefficients.csv")
+        none_yet = client.get(f"{page}coefficients.csv")
+    assert none_yet.status_code == 409
+    assert none_yet.content.decode() == (
+        f"No current agreement report: open {page} and download the CSV once the page shows the agreement."
+    )
+    assert not ReportJob.objects.exists()
+    computed(client, page)
+    response = client.get(f"{page}coefficients.csv")
     assert response["Content-Type"].startswith("text/csv") and "attachment" in response["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     exact = next(r for r in rows if r["attribute"] == "entity_type" and r["unit"] == "span (exact)")
@@ -81,6 +88,27 @@ def test_csv_downloads(two_layers, people):
     identifiers = client.get(f"/corpora/{two_layers.pk}/agreement/identifiers.csv").content.decode().splitlines()
     assert identifiers == ["entity_type,agree,disagree,NO_MASK vs QUASI", "LOC,0,1,1", "PERSON,1,0,0"]
     assert client.get(f"/corpora/{two_layers.pk}/agreement/other.csv").status_code == 404
+
+
+def test_csv_downloads_after_a_failed_or_unfinished_report_say_so_and_start_nothing(two_layers, people):
+    from annotation.services import reports
+
+    client = client_for(people["manager"])
+    page = f"/corpora/{two_layers.pk}/agreement/"
+    key = reports.data_key(two_layers, "agreement", {})
+    failed = ReportJob.objects.create(corpus=two_layers, kind="agreement", params={}, data_key=key)
+    ReportJob.objects.filter(pk=failed.pk).update(status="failed", error="worker out of memory")
+
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        refused = client.get(f"{page}identifiers.csv")
+    assert refused.status_code == 409
+    assert refused.content.decode().startswith(
+        f"The agreement report failed (worker out of memory): open {page} and download"
+    )
+    ReportJob.objects.create(corpus=two_layers, kind="agreement", params={}, data_key=key)  # pending
+    waiting = client.get(f"{page}identifiers.csv")
+    assert waiting.status_code == 409 and waiting.content.decode().startswith("The agreement is being computed")
+    assert ReportJob.objects.count() == 2
 
 
 def test_only_managers(two_layers, people):

@@ -17,12 +17,18 @@ from .conftest import SYSTEM, computed, span, upload
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_tasks")]
 
 
-def test_csv_downloads_read_the_stored_report(two_layers):
+def test_csv_downloads_read_the_stored_report_and_never_start_one(two_layers):
     client = client_for(two_layers["manager"])
-    # Before its report is computed the download refuses, saying why, and starts it.
+    # Before the page has had its report computed, the download refuses, naming the page.
     with TestCase.captureOnCommitCallbacks(execute=True):
-        waiting = client.get(two_layers["csv"], {"source": "annotator:a"})
-    assert waiting.status_code == 409 and "is being computed" in waiting.content.decode()
+        none_yet = client.get(two_layers["csv"], {"source": "annotator:a"})
+    assert none_yet.status_code == 409
+    page = f"{two_layers['url']}?source=annotator%3Aa"
+    assert none_yet.content.decode() == (
+        f"No current evaluation report: open {page} and download the CSV once the page shows the evaluation."
+    )
+    assert not ReportJob.objects.exists()
+    computed(client, two_layers["url"], {"source": "annotator:a"})
     assert ReportJob.objects.get().kind == "evaluation"
     response = client.get(two_layers["csv"], {"source": "annotator:a"})
     assert response["Content-Type"].startswith("text/csv")
