@@ -5,7 +5,8 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from celery import shared_task
+from celery import Task, shared_task
+from celery.exceptions import TimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
@@ -30,7 +31,6 @@ from .services import (
     import_jobs,
     jobs,
     masked_review,
-    model_comparison,
     preannotation,
     reidentification,
     releases,
@@ -238,13 +238,20 @@ def submit_release_attack(
     return run
 
 
-# A hard limit a minute past the training's own and the comparison's that follows it:
-# both stop cleanly at their limits; only a training stuck beyond them is killed (and
-# then found failed by its heartbeat).
-_TRAINING_LIMIT = (settings.SANITIZE_TRAINING.get("time_limit_s") or 1800) + model_comparison.time_limit_s()
+class _TrainingTask(Task):
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        # Killed at its hard time limit: failed, not left to look like a lost worker.
+        if isinstance(exc, TimeLimitExceeded):
+            training.fail_at_time_limit(args[0], task_id)
 
 
-@shared_task(name="annotation.tasks.train_model", acks_late=True, time_limit=_TRAINING_LIMIT + 60)
+@shared_task(
+    name="annotation.tasks.train_model",
+    base=_TrainingTask,
+    acks_late=True,
+    time_limit=training.task_time_limit_s(),
+    soft_time_limit=training.task_time_limit_s() - 30,  # ends it failed, saying so
+)
 def train_model(model_id: int) -> dict:
     """Train one queued model of the registry. Safe to redeliver: a model no longer
     queued is left as it is."""
@@ -308,7 +315,9 @@ def _register_job_kinds() -> None:
     jobs.register(
         jobs.JobKind("import", ImportJob, lambda job: send(run_import_job, job), on_failed=import_jobs.delete_upload)
     )
-    jobs.register(jobs.JobKind("training", TrainedModel, lambda job: send(train_model, job)))
+    jobs.register(
+        jobs.JobKind("training", TrainedModel, lambda job: send(train_model, job), on_failed=training.on_failed)
+    )
     jobs.register(jobs.JobKind("reidentification", ReidentificationRun, lambda job: send(reidentify_release_run, job)))
     jobs.register(jobs.JobKind("report", ReportJob, lambda job: send(run_report, job)))
     jobs.register(

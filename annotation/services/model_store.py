@@ -6,14 +6,21 @@ A training writes its model under ``SANITIZE_MODEL_ROOT`` (a scratch directory),
 name and SHA-256 on the ``TrainedModel`` row; the scratch copy is removed. A worker that
 needs the model calls ``local_path``: the archive is downloaded once into this host's
 ``SANITIZE_MODEL_CACHE/<checksum>/``, checked against the recorded checksum, unpacked, and
-reused afterwards. A model that cannot be fetched raises ``ModelUnavailable``, naming the
-model, the archive and why: the pre-annotation refuses to run rather than fall back to
-rules while saying it used the model.
+reused afterwards (``SANITIZE_MODEL_CACHE_KEEP`` most recently used models are kept,
+older ones evicted after each fetch). A model that cannot be fetched raises
+``ModelUnavailable``, naming the model, the archive and why: the pre-annotation refuses
+to run rather than fall back to rules while saying it used the model.
+
+A training killed between storing its archive and recording it leaves an archive no row
+names: ``discard_unreferenced`` deletes those of the model's version (called when the
+training is taken up again and when it is failed).
 
 Rows trained before archives existed have a ``path`` relative to ``SANITIZE_MODEL_ROOT``
 and no archive: they are used from there when that directory exists on this host
 (a one-host installation keeps working), and refused otherwise."""
 
+import contextlib
+import fcntl
 import gzip
 import hashlib
 import logging
@@ -83,12 +90,35 @@ def store(model: TrainedModel, directory_or_file: Path) -> str:
 def discard(model: TrainedModel) -> None:
     """Delete the model's archive (a training whose result is not kept). A storage that
     fails here leaves an unreferenced archive, logged: the training's outcome matters more."""
-    if not model.archive:
-        return
+    if model.archive:
+        _delete(model.archive, model)
+
+
+def _delete(name: str, model: TrainedModel) -> None:
     try:
-        default_storage.delete(model.archive)
-    except Exception:  # noqa: BLE001 - see above
-        logger.exception("Could not delete the archive %s of %s", model.archive, model)
+        default_storage.delete(name)
+    except Exception:  # noqa: BLE001 - see ``discard``
+        logger.exception("Could not delete the archive %s of %s", name, model)
+
+
+def discard_unreferenced(model: TrainedModel) -> list[str]:
+    """Delete the archives of the model's version that its row does not name (stored by
+    an attempt killed before it recorded them; an attempt still alive that was declared
+    lost throws its archive away anyway). Returns the names deleted."""
+    folder, prefix = archive_name(model, "").rsplit("/", 1)
+    prefix = prefix.split("-", 1)[0] + "-"  # "v<version>-": v1- never matches v12-
+    recorded = TrainedModel.objects.filter(pk=model.pk).values_list("archive", flat=True).first() or ""
+    try:
+        _, files = default_storage.listdir(folder)
+    except FileNotFoundError:  # the filesystem storage: nothing stored for this kind yet
+        return []
+    deleted = []
+    for name in files:
+        path = f"{folder}/{name}"
+        if name.startswith(prefix) and path != recorded:
+            _delete(path, model)
+            deleted.append(path)
+    return deleted
 
 
 def _pack(source: Path, member: str, out) -> None:
@@ -142,13 +172,71 @@ def local_path(model: TrainedModel) -> Path:
         raise ModelUnavailable(model, "its checksum or member name was not recorded")
     unpacked = cache_root() / model.checksum
     target = unpacked / model.path
-    if not target.exists():
-        if unpacked.exists():  # an incomplete copy (files deleted by hand): fetched again
-            shutil.rmtree(unpacked, ignore_errors=True)
-        _fetch(model, unpacked)
+    if target.exists():
+        _touch(unpacked)
+        return target
+    # One process of this host fetches a model at a time (the others wait, then find it):
+    # a copy is never removed while another process renames it into place.
+    with _locked(model.checksum):
         if not target.exists():
-            raise ModelUnavailable(model, f"the archive holds no {model.path!r}")
+            if unpacked.exists():  # an incomplete copy (files deleted by hand): fetched again
+                shutil.rmtree(unpacked, ignore_errors=True)
+            _fetch(model, unpacked)
+            if not target.exists():
+                raise ModelUnavailable(model, f"the archive holds no {model.path!r}")
+        _touch(unpacked)
+    evict(keep=unpacked)
     return target
+
+
+def evict(*, keep: Path | None = None) -> list[str]:
+    """Remove the cached models beyond the ``SANITIZE_MODEL_CACHE_KEEP`` most recently
+    used (each use touches its folder), never ``keep`` (the one just fetched) nor one
+    another process is fetching. Returns the checksums removed."""
+    limit = max(1, int(settings.SANITIZE_MODEL_CACHE_KEEP))
+    folders = [path for path in cache_root().iterdir() if path.is_dir() and not path.name.startswith(".")]
+    folders.sort(key=_last_used, reverse=True)
+    if keep is not None and keep in folders:  # first, whatever its time
+        folders.remove(keep)
+        folders.insert(0, keep)
+    removed = []
+    for folder in folders[limit:]:
+        with _locked(folder.name, wait=False) as held:
+            if held:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder.name)
+    return removed
+
+
+@contextlib.contextmanager
+def _locked(checksum: str, *, wait: bool = True):
+    """An exclusive lock on ``checksum`` among this host's processes (the lock files stay:
+    removing one while another process waits on it would give two holders). Yields
+    whether it is held (always, when ``wait``)."""
+    locks = cache_root() / ".locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    with (locks / checksum).open("a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _touch(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # evicted meanwhile: the caller fetches it next time
+        os.utime(folder)
+
+
+def _last_used(folder: Path) -> float:
+    try:
+        return folder.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _legacy_path(model: TrainedModel) -> Path:

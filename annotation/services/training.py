@@ -14,16 +14,18 @@ touched by a training, only by ``promote`` (guarded: ``promotion_guard``), or at
 of a training by the schedule when ``SANITIZE_TRAINING["auto_promote"]`` is on and the
 model needs no reason."""
 
+import contextlib
 import dataclasses
 import shutil
 import time
 import traceback
 from pathlib import Path
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from ..corpus_io.tab_writer import iter_tab_documents
@@ -34,6 +36,7 @@ from .audit import record_event
 from .engine import engine_config, sequence_backbone
 from .errors import DomainError
 from .model_comparison import ENGINES, compare_engines, in_use_label
+from .model_comparison import time_limit_s as comparison_time_limit_s
 from .promotion import auto_promote
 from .promotion import promote as promote  # the registry's actions, here as before
 from .promotion import roll_back as roll_back
@@ -50,8 +53,19 @@ def model_root() -> Path:
 
 
 def scratch_dir(model: TrainedModel) -> Path:
-    """Where this host writes the model while training it (archived, then removed)."""
-    return model_root() / f"corpus-{model.corpus_id}" / model.kind / f"v{model.version}"
+    """Where this attempt writes the model while training it (archived, then removed).
+    Each attempt has its own: a worker declared lost while still alive and the attempt
+    that took over on the same host never remove each other's files."""
+    return model_root() / f"corpus-{model.corpus_id}" / model.kind / f"v{model.version}" / f"attempt-{model.attempts}"
+
+
+def _clear_earlier_attempts(model: TrainedModel) -> None:
+    """Remove what earlier attempts of this training left on this host (a killed worker
+    cleans nothing): they are fenced off, and whatever they still write is discarded."""
+    for folder in scratch_dir(model).parent.glob("attempt-*"):
+        number = folder.name.removeprefix("attempt-")
+        if number.isdigit() and int(number) < model.attempts:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def training_statuses() -> list[str]:
@@ -158,9 +172,14 @@ def run_training(model_id: int) -> TrainedModel:
     again after its worker was lost starts from a clean scratch directory."""
     model = jobs.claim(TrainedModel, model_id)
     if model is None:
-        return TrainedModel.objects.select_related("corpus").get(pk=model_id)
+        model = TrainedModel.objects.select_related("corpus").get(pk=model_id)
+        if model.status == Status.FAILED:  # claim failed it (lost too often): its orphans go
+            model_store.discard_unreferenced(model)
+        return model
+    if model.attempts > 1:  # what lost attempts left: their files here, their archives
+        _clear_earlier_attempts(model)
+        model_store.discard_unreferenced(model)
     target = scratch_dir(model)
-    shutil.rmtree(target, ignore_errors=True)  # what a lost attempt left on this host
     started = time.monotonic()
     progress = _Progress(model)
     try:
@@ -176,6 +195,8 @@ def run_training(model_id: int) -> TrainedModel:
         return model
     finally:
         shutil.rmtree(target, ignore_errors=True)
+        with contextlib.suppress(OSError):  # the version's folder, once no attempt is left in it
+            target.parent.rmdir()
     finished = _finish(
         model,
         Status.SUCCEEDED,
@@ -310,6 +331,8 @@ def _snapshot_documents(model: TrainedModel) -> list[dict]:
 
 
 def _explain(exc: Exception) -> str:
+    if isinstance(exc, SoftTimeLimitExceeded):
+        return time_limit_error()
     message = str(exc) or exc.__class__.__name__
     if not isinstance(exc, DomainError) and exc.__class__.__name__ != "TrainingError":
         message = f"{exc.__class__.__name__}: {message}\n" + "".join(traceback.format_exception(exc)[-3:])
@@ -341,6 +364,51 @@ def _headline(metrics: dict) -> dict:
         if isinstance(comparison.get(name), dict)
     }
     return {**headline, "comparison": compared} if compared else headline
+
+
+# --- Failures outside the training ---------------------------------------------------
+
+
+def task_time_limit_s() -> float:
+    """The hard limit of a training's task: a minute past the training's own limit and
+    the comparison's that follows it. Both stop cleanly at theirs; only a training stuck
+    beyond them is stopped (``SoftTimeLimitExceeded`` half a minute earlier), then killed."""
+    return (settings.SANITIZE_TRAINING.get("time_limit_s") or 1800) + comparison_time_limit_s() + 60
+
+
+def time_limit_error() -> str:
+    return (
+        f"The training was stopped at its time limit ({task_time_limit_s():.0f} s): it ran on past the "
+        "training's and the comparison's own limits (SANITIZE_TRAINING time_limit_s, comparison_time_limit_s). "
+        "It is not sent again."
+    )
+
+
+def fail_at_time_limit(model_id: int, task_id: str) -> bool:
+    """The worker killed the training's task at its hard time limit: end it failed,
+    saying so, rather than leave it to look like a lost worker (sent again
+    ``max_attempts`` times, as long each time). Written while it runs under this task
+    (the sweeper may have sent it again under another), whichever attempt it is."""
+    error = time_limit_error()
+    with transaction.atomic():
+        running = TrainedModel.objects.select_for_update().filter(pk=model_id, status=Status.RUNNING)
+        model = running.filter(Q(task_id=task_id) | Q(task_id="")).first()
+        if model is None:
+            return False
+        now = timezone.now()
+        model.status, model.error, model.finished_at, model.heartbeat_at = Status.FAILED, error, now, now
+        model.log = (model.log + f"{now:%H:%M:%S} stopped at its time limit\n")[-jobs.LOG_LIMIT :]
+        model.save(update_fields=["status", "error", "finished_at", "heartbeat_at", "log"])
+        record_event("model.failed", actor=None, corpus=model.corpus, target=model.label, changes={"error": error})
+    shutil.rmtree(scratch_dir(model), ignore_errors=True)  # the killed process was on this host
+    model_store.discard_unreferenced(model)
+    return True
+
+
+def on_failed(model: TrainedModel) -> None:
+    """The sweeper failed the training (its worker lost too often): delete the archives
+    its attempts stored without recording them."""
+    model_store.discard_unreferenced(model)
 
 
 # --- Schedule -------------------------------------------------------------------------

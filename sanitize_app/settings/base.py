@@ -365,6 +365,8 @@ SANITIZE_MODEL_ROOT = Path(env_str("SANITIZE_MODEL_ROOT", str(VAR_DIR / "models"
 # Each worker's own cache of unpacked model archives, one folder per archive checksum
 # (services.model_store): never shared between hosts.
 SANITIZE_MODEL_CACHE = Path(env_str("SANITIZE_MODEL_CACHE", str(VAR_DIR / "model-cache")))
+# How many models (the most recently used) each worker keeps unpacked in its cache.
+SANITIZE_MODEL_CACHE_KEEP = env_int("SANITIZE_MODEL_CACHE_KEEP", 6)
 SANITIZE_TRAINING = {
     # Retrain a kind of model after this many newly confirmed layers (0: only on demand).
     "retrain_every": env_int("SANITIZE_RETRAIN_EVERY", 25),

@@ -5,8 +5,11 @@ filesystem storage and on a real S3 server (moto's, over HTTP)."""
 
 import hashlib
 import io
+import os
 import shutil
 import tarfile
+import threading
+import time
 
 import pytest
 from django.core.files.base import ContentFile
@@ -113,7 +116,7 @@ def test_an_altered_archive_is_refused_naming_the_model_and_nothing_is_cached(co
     assert f"The recognizer v1 model of corpus {corpus.name} cannot be used on this host" in message
     assert model.archive in message and f"not the recorded {model.checksum}" in message
     assert not (settings.SANITIZE_MODEL_CACHE / model.checksum).exists()
-    assert list(settings.SANITIZE_MODEL_CACHE.iterdir()) == []  # no temporary left behind
+    assert [p.name for p in settings.SANITIZE_MODEL_CACHE.iterdir()] == [".locks"]  # no temporary left behind
 
 
 def test_a_missing_archive_is_refused_on_s3(corpus, caches, settings, s3_storage):
@@ -171,7 +174,7 @@ def test_a_worker_that_loses_the_race_to_unpack_uses_the_copy_that_landed_first(
     path = model_store.local_path(model)
     assert path == final / "model" and (path / "landed-first").read_text() == "theirs"
     assert read_tree(path) == {**FILES, "landed-first": "theirs"}
-    assert [p.name for p in settings.SANITIZE_MODEL_CACHE.iterdir()] == [model.checksum]  # no temporary left
+    assert {p.name for p in settings.SANITIZE_MODEL_CACHE.iterdir()} == {model.checksum, ".locks"}  # no temporary
 
 
 def test_the_engine_is_named_without_downloading_and_refused_once_an_archive_is_gone(corpus, caches, s3_storage):
@@ -185,3 +188,87 @@ def test_the_engine_is_named_without_downloading_and_refused_once_an_archive_is_
     s3_storage.client().delete_object(Bucket=s3_storage.bucket, Key=promoted.archive)
     with pytest.raises(ModelUnavailable, match="recognizer v1 model .*: the archive is missing from the storage"):
         engine_version(corpus)
+
+
+def _stored(corpus, version, text):
+    """A stored model whose content (and so checksum) is its own."""
+    from django.conf import settings
+
+    model = new_model(corpus, version=version)
+    model_store.store(model, trained_directory(settings.SANITIZE_MODEL_ROOT, {"meta.json": text}))
+    model.save()
+    return model
+
+
+def cached(settings):
+    return {path.name for path in settings.SANITIZE_MODEL_CACHE.iterdir() if not path.name.startswith(".")}
+
+
+def test_the_cache_keeps_the_most_recently_used_models_and_drops_the_older_ones(corpus, caches, settings):
+    settings.SANITIZE_MODEL_CACHE_KEEP = 2
+    first, second, third = (_stored(corpus, version, f"model {version}") for version in (1, 2, 3))
+    model_store.local_path(first)
+    model_store.local_path(second)
+    for model, age in ((first, 300), (second, 200)):  # first fetched earlier than second
+        stamp = (settings.SANITIZE_MODEL_CACHE / model.checksum).stat().st_mtime - age
+        os.utime(settings.SANITIZE_MODEL_CACHE / model.checksum, (stamp, stamp))
+    assert model_store.local_path(first).exists()  # used again: now the newer of the two
+    model_store.local_path(third)
+    assert cached(settings) == {first.checksum, third.checksum}  # second, used longest ago, went
+
+    settings.SANITIZE_MODEL_CACHE_KEEP = 1
+    model_store.local_path(second)  # fetched again, and kept: never the one just fetched
+    assert cached(settings) == {second.checksum}
+    assert (model_store.local_path(second) / "meta.json").read_text() == "model 2"
+
+
+def test_a_model_another_process_is_fetching_is_not_evicted(corpus, caches, settings):
+    settings.SANITIZE_MODEL_CACHE_KEEP = 1
+    first, second = _stored(corpus, 1, "model 1"), _stored(corpus, 2, "model 2")
+    model_store.local_path(first)
+    with model_store._locked(first.checksum):  # another process of this host holds it
+        model_store.local_path(second)
+    assert cached(settings) == {first.checksum, second.checksum}
+
+
+def test_a_worker_waits_for_the_one_fetching_the_same_model_and_keeps_its_copy(corpus, caches, settings, monkeypatch):
+    model = _stored(corpus, 1, "model 1")
+    final = settings.SANITIZE_MODEL_CACHE / model.checksum
+    downloads = []
+    download = model_store._download
+    monkeypatch.setattr(model_store, "_download", lambda *args: downloads.append(1) or download(*args))
+    holding = threading.Event()
+
+    def the_other_process():
+        with model_store._locked(model.checksum):
+            holding.set()
+            time.sleep(0.3)  # this worker finds no copy meanwhile, then waits on the lock
+            (final / "model").mkdir(parents=True)
+            (final / "model" / "landed").write_text("theirs")
+
+    other = threading.Thread(target=the_other_process)
+    other.start()
+    holding.wait(5)
+    path = model_store.local_path(model)
+    other.join()
+    assert (path / "landed").read_text() == "theirs" and downloads == []  # neither removed nor fetched again
+
+
+@pytest.mark.parametrize("storage", ["filesystem", "s3"])
+def test_archives_a_killed_attempt_stored_without_recording_them_are_deleted(
+    corpus, caches, settings, request, storage
+):
+    if storage == "s3":
+        request.getfixturevalue("s3_storage")
+    model = _stored(corpus, 1, "recorded")
+    orphan = TrainedModel(pk=model.pk, corpus=corpus, kind="recognizer", version=1)  # killed before finishing
+    model_store.store(orphan, trained_directory(settings.SANITIZE_MODEL_ROOT, {"meta.json": "killed attempt"}))
+    other_version = _stored(corpus, 12, "v12 is another version")
+    assert orphan.archive != model.archive and default_storage.exists(orphan.archive)
+
+    assert model_store.discard_unreferenced(model) == [orphan.archive]
+    assert not default_storage.exists(orphan.archive)
+    assert default_storage.exists(model.archive) and default_storage.exists(other_version.archive)
+    TrainedModel.objects.filter(pk=model.pk).update(archive="")  # a row that records none: all of v1 go
+    assert model_store.discard_unreferenced(model) == [model.archive]
+    assert default_storage.exists(other_version.archive)

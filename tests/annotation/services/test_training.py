@@ -48,6 +48,16 @@ def _archives() -> list[str]:
     return sorted(found)
 
 
+def _stored_unrecorded(model, text="from a killed attempt") -> str:
+    """Store an archive for ``model`` as an attempt killed before it finished would."""
+    directory = training.model_root() / "stored-unrecorded"
+    directory.mkdir(parents=True)
+    (directory / "meta.json").write_text(text)
+    return model_store.store(
+        TrainedModel(pk=model.pk, corpus=model.corpus, kind=model.kind, version=model.version), directory
+    )
+
+
 def _comparison(candidate, in_use, in_use_model=""):
     """A stored comparison, by hand: (ER_di, ER_qi) of the new model and of the one in use."""
     return {
@@ -87,9 +97,11 @@ def test_embedded_a_dead_training_is_found_failed_and_frees_the_kind(trained_cor
     lost = training.start_training(trained_corpus, "masking")
     stale = timezone.now() - timedelta(seconds=settings.SANITIZE_JOBS["stall_s"] + 1)
     TrainedModel.objects.filter(pk=lost.pk).update(status="running", attempts=1, heartbeat_at=stale)
+    orphan = _stored_unrecorded(lost)  # it died after storing its archive, before recording it
     again = training.start_training(trained_corpus, "masking")
     lost.refresh_from_db()
     assert lost.status == "failed" and "The process running it stopped" in lost.error
+    assert orphan.startswith(f"models/corpus-{trained_corpus.pk}/masking/v1-") and _archives() == []
     assert again.version == 2
     # one that is alive (fresh heartbeat) still blocks the kind
     TrainedModel.objects.filter(pk=again.pk).update(status="running", attempts=1, heartbeat_at=timezone.now())
@@ -291,15 +303,18 @@ def test_a_training_taken_up_after_its_worker_was_lost_starts_from_a_clean_scrat
     model = training.start_training(trained_corpus, "recognizer")
     stale = timezone.now() - timedelta(minutes=5)
     TrainedModel.objects.filter(pk=model.pk).update(status="running", attempts=1, heartbeat_at=stale)
+    model.attempts = 1
     leftover = training.scratch_dir(model)
     leftover.mkdir(parents=True)
-    (leftover / "half-written").write_text("from the lost attempt")  # the stand-in trainer refuses an existing dir
+    (leftover / "half-written").write_text("from the lost attempt")
+    orphan = _stored_unrecorded(model)  # killed between storing its archive and recording it
 
     model = training.run_training(model.pk)
     assert model.status == "succeeded", model.error
     model.refresh_from_db()
     assert model.attempts == 2 and "taken up again (attempt 2)" in model.log
-    assert list(model_store.local_path(model).iterdir()) == [] and _archives() == [model.archive]
+    assert training.scratch_dir(model) != leftover and not leftover.exists()
+    assert list(model_store.local_path(model).iterdir()) == [] and _archives() == [model.archive] != [orphan]
 
 
 def test_a_worker_declared_lost_writes_nothing_and_keeps_no_archive(trained_corpus, stand_ins, monkeypatch):
@@ -308,8 +323,11 @@ def test_a_worker_declared_lost_writes_nothing_and_keeps_no_archive(trained_corp
 
     def taken_over_while_comparing(model, path, heldout, progress):
         stored.append(model.archive)
-        # Another worker took the training up (this one's heartbeat looked lost).
+        # Another worker took the training up (this one's heartbeat looked lost), on this host.
         TrainedModel.objects.filter(pk=model.pk).update(attempts=2, log="the other worker's")
+        theirs = training.scratch_dir(TrainedModel(corpus=model.corpus, kind=model.kind, version=1, attempts=2))
+        theirs.mkdir(parents=True)
+        stored.append(theirs)
         return _comparison((1.0, 0.9), (1.0, 0.9))
 
     monkeypatch.setattr(training, "compare_engines", taken_over_while_comparing)
@@ -317,7 +335,8 @@ def test_a_worker_declared_lost_writes_nothing_and_keeps_no_archive(trained_corp
     model.refresh_from_db()
     assert (model.status, model.attempts, model.log, model.archive) == ("running", 2, "the other worker's", "")
     assert stored[0].startswith("models/") and _archives() == []  # its archive was stored, then deleted
-    assert not training.scratch_dir(model).exists()
+    model.attempts = 1
+    assert not training.scratch_dir(model).exists() and stored[1].exists()  # its own directory only
 
 
 def test_a_promoted_model_whose_archive_is_gone_stops_the_preannotation_naming_it(trained_corpus, people, settings):
@@ -341,3 +360,41 @@ def test_a_promoted_model_whose_archive_is_gone_stops_the_preannotation_naming_i
     assert status == "failed"
     assert f"The recognizer v1 model of corpus {trained_corpus.name} cannot be used on this host" in error
     assert promoted.archive in error and "the archive is missing from the storage" in error
+
+
+def test_a_training_stopped_at_its_soft_time_limit_ends_failed_saying_so(trained_corpus, stand_ins, monkeypatch):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    def stuck(model, train, heldout, target, progress):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(training, "_train", stuck)
+    model = training.run_training(training.start_training(trained_corpus, "recognizer").pk)
+    model.refresh_from_db()
+    limit = training.task_time_limit_s()
+    assert model.status == "failed" and model.attempts == 1 and model.archive == ""
+    assert model.error.startswith(f"The training was stopped at its time limit ({limit:.0f} s)")
+
+
+def test_a_training_killed_at_its_hard_time_limit_is_failed_not_sent_again(trained_corpus, settings):
+    from celery.exceptions import TimeLimitExceeded
+
+    from annotation.tasks import train_model
+
+    settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "time_limit_s": 100, "comparison_time_limit_s": 40}
+    model = training.start_training(trained_corpus, "recognizer")
+    TrainedModel.objects.filter(pk=model.pk).update(status="running", attempts=1, task_id="task-2")
+    model.attempts = 1
+    scratch = training.scratch_dir(model)
+    scratch.mkdir(parents=True)
+    orphan = _stored_unrecorded(model)
+
+    # The worker's parent calls on_failure when it kills the task's process.
+    train_model.on_failure(TimeLimitExceeded(230), "task-1", (model.pk,), {}, None)
+    model.refresh_from_db()
+    assert model.status == "running" and _archives() == [orphan]  # sent again meanwhile as task-2: not ours
+    train_model.on_failure(TimeLimitExceeded(230), "task-2", (model.pk,), {}, None)
+    model.refresh_from_db()
+    assert model.status == "failed" and model.finished_at is not None
+    assert model.error.startswith("The training was stopped at its time limit (200 s)")  # 100 + 40 + 60
+    assert "stopped at its time limit" in model.log and not scratch.exists() and _archives() == []
