@@ -86,12 +86,19 @@ def main() -> None:
     # Each run deletes the jobs first (one query) so that it starts them again.
     results["evaluation page, starting the reports (progress)"] = timed(fresh_start(evaluation), args.runs)
     results["agreement page, starting the report (progress)"] = timed(fresh_start(agreement), args.runs)
+    # Each page's last fresh start deleted the other page's jobs: start both again, and
+    # compute them here as a worker would (a page may start its second report, the
+    # comparison, only once it has shown the first).
+    ReportJob.objects.filter(corpus=corpus).delete()
     with override_settings(SANITIZE_REPORTS={"in_thread": False}):
-        for job in ReportJob.objects.filter(corpus=corpus, status="pending"):
-            reports.run_report(job.pk)
-        client.get(agreement)
-        for job in ReportJob.objects.filter(corpus=corpus, status="pending"):
-            reports.run_report(job.pk)
+        for _ in range(3):
+            for url in (evaluation, agreement):
+                client.get(url)
+            pending = ReportJob.objects.filter(corpus=corpus, status="pending")
+            if not pending.exists():
+                break
+            for job in pending:
+                reports.run_report(job.pk)
     results["evaluation page, stored reports"] = timed(get(client, evaluation), args.runs)
     results["agreement page, stored report"] = timed(get(client, agreement), args.runs)
 
