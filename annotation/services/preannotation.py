@@ -1,15 +1,16 @@
 """Pre-annotation runs: the engine over a corpus's documents, its predictions stored and
 put into the annotators' open layers.
 
-A run is a batched job of the one job mechanism (``services.jobs``): it is created with
-one ``RunDocument`` (a step) per document, and Celery tasks process them in batches.
-Each document is done once (a redelivered task skips it, and leaves one another live
-worker holds to it), and its predictions, the layers' update and its status are written
-in one transaction, so a killed worker leaves the document pending, never half done;
-the sweeper sends the documents of a lost worker again. ``done`` counts the documents
-finished (done or failed)."""
+A run is a batched job of the one job mechanism (``services.jobs``; its batches run by
+``services.job_steps``): it is created with one ``RunDocument`` (a step) per document,
+and Celery tasks process them in batches. Each document is done once (a redelivered
+task skips it, and leaves one another live worker holds to it), and its predictions,
+the layers' update and its status are written in one transaction, so a killed worker
+leaves the document pending, never half done; the sweeper sends the documents of a
+lost worker again. ``done`` counts the documents finished (done or failed)."""
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -20,7 +21,7 @@ from sanitize_app.engine.preannotation import Preannotation, PreannotationEngine
 
 from ..enums import MASKED_IDENTIFIER_TYPES
 from ..models import AnnotationLayer, Corpus, Document, PreannotationRun, Prediction, RunDocument
-from . import jobs
+from . import job_steps
 from .audit import record_event
 from .document_counts import document_counts
 from .engine import engine_for, engine_version, respondent_states
@@ -54,48 +55,25 @@ def start_run(
 
 
 def run_batch(run_id: int, document_ids: list[int]) -> dict:
-    """Process one batch (the body of the Celery task): only the documents still pending
-    and held by no other live worker (a redelivered or duplicated batch skips the rest),
-    their heartbeat kept fresh while it works."""
+    """Process one batch (the body of the Celery task; ``job_steps.run_steps``): only
+    the documents still pending and held by no other live worker (a redelivered or
+    duplicated batch skips the rest), their heartbeat kept fresh while it works."""
     run = PreannotationRun.objects.select_related("corpus").get(pk=run_id)
-    if run.finished:
-        return {"run": run_id, "done": 0, "failed": 0}
-    jobs.start_batch(run)
-    taken = jobs.take_steps(RunDocument, "run", run, document_ids)
-    steps = RunDocument.objects.filter(run=run, document_id__in=taken)
-    with jobs.Heartbeat(run, single=False, steps=steps):
-        pending = list(
-            steps.filter(status=RunDocument.Status.PENDING)
-            .select_related("document")
-            .order_by("document__position", "document_id")
-        )
-        done, failed = _preannotate(run, pending) if pending else (0, 0)
-    finish_if_complete(run)
-    return {"run": run_id, "done": done, "failed": failed}
+    return job_steps.run_steps(RunDocument, "run", run, document_ids, _preannotator, finish_if_complete)
 
 
-def _preannotate(run: PreannotationRun, pending: list[RunDocument]) -> tuple[int, int]:
-    """Pre-annotate the batch's documents; returns how many were done and failed. An
-    engine that cannot be built fails them all, naming why (sent again, they would fail
-    the same way)."""
+def _preannotator(run: PreannotationRun) -> Callable[[RunDocument], str]:
+    """The batch's engine, built once; an engine that cannot be built fails the batch,
+    naming why. Returns what pre-annotates one document (and gives its status)."""
     try:
         engine = engine_for(run.corpus)
     except Exception as exc:  # noqa: BLE001 - a broken configuration fails the documents, naming why
-        RunDocument.objects.filter(pk__in=[item.pk for item in pending], status=RunDocument.Status.PENDING).update(
-            status=RunDocument.Status.FAILED,
-            error=f"The engine could not be built: {exc.__class__.__name__}: {exc}"[:2000],
-        )
-        jobs.count_steps(RunDocument, "run", run)
-        return 0, len(pending)
+        raise job_steps.CannotStart(f"The engine could not be built: {exc.__class__.__name__}: {exc}") from exc
     forget = getattr(engine.search_backend, "forget", None)
     if forget:
         forget()  # the background corpus may have changed since the last batch
     PreannotationRun.objects.filter(pk=run.pk).update(engine=engine_status(engine))
-    done = 0
-    for item in pending:
-        done += preannotate_document(run, item, engine).status == RunDocument.Status.DONE
-        jobs.count_steps(RunDocument, "run", run)
-    return done, len(pending) - done
+    return lambda item: preannotate_document(run, item, engine).status
 
 
 def engine_status(engine: PreannotationEngine) -> dict:
@@ -113,11 +91,7 @@ def preannotate_document(run: PreannotationRun, item: RunDocument, engine: Prean
     try:
         result = engine.annotate(document.text, document.person_to_protect, respondent_states(document))
     except Exception as exc:  # noqa: BLE001 - one bad document must not stop the run
-        RunDocument.objects.filter(pk=item.pk, status=RunDocument.Status.PENDING).update(
-            status=RunDocument.Status.FAILED, error=f"{exc.__class__.__name__}: {exc}"[:2000]
-        )
-        item.refresh_from_db()
-        return item
+        return job_steps.fail_step(item, exc)
     with transaction.atomic():
         # Locked: a redelivered task running at the same time waits, then sees it done.
         locked = RunDocument.objects.select_for_update().get(pk=item.pk)
@@ -160,10 +134,11 @@ def store_predictions(run: PreannotationRun, document: Document, result: Preanno
 
 
 def finish_if_complete(run: PreannotationRun) -> None:
-    """Settle the run once no document is pending: succeeded when any document was
-    pre-annotated (its failed documents listed with their errors), failed otherwise. Run
-    by the last batch, and by the job sweeper after it failed lost documents."""
-    counts = run_counts(run)
+    """Count the run's finished documents into ``done``, and settle the run once no
+    document is pending: succeeded when any document was pre-annotated (its failed
+    documents listed with their errors), failed otherwise. Run at the end of every batch,
+    and by the job sweeper after it failed lost documents."""
+    counts = job_steps.count_steps(RunDocument, "run", run)
     if counts["pending"]:
         return
     status, error = PreannotationRun.Status.SUCCEEDED, ""

@@ -1,18 +1,20 @@
 """Sanitized releases: a strategy applied to the spans of one source over a corpus.
 
-A release is a batched job of the one job mechanism (``services.jobs``): it is created
-with one ``ReleaseDocument`` (a step) per document its source can release; Celery tasks
-(or the ``release`` command, in-process) sanitize them in batches. Each document is done
-once: it is computed outside any transaction, then its row is locked and its text,
-spans, decisions, TPS and status are written in one transaction, so a redelivered task
-or a killed worker never leaves a document half written or written twice; a batch leaves
-the documents another live worker holds to it, and the sweeper sends those of a lost
-worker again. ``done`` counts the documents finished (done or failed). When no document
-is pending the release is closed with its metrics."""
+A release is a batched job of the one job mechanism (``services.jobs``; its batches run
+by ``services.job_steps``): it is created with one ``ReleaseDocument`` (a step) per
+document its source can release; Celery tasks (or the ``release`` command, in-process)
+sanitize them in batches. Each document is done once: it is computed outside any
+transaction, then its row is locked and its text, spans, decisions, TPS and status are
+written in one transaction, so a redelivered task or a killed worker never leaves a
+document half written or written twice; a batch leaves the documents another live
+worker holds to it, and the sweeper sends those of a lost worker again. ``done`` counts
+the documents finished (done or failed). When no document is pending the release is
+closed with its metrics."""
 
 import math
 import statistics
 import time
+from collections.abc import Callable
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -23,7 +25,7 @@ from sanitize_app.engine.release.engine import ReleaseEngine
 from sanitize_app.engine.release.types import PATHS
 
 from ..models import Corpus, Release, ReleaseDecision, ReleaseDocument
-from . import jobs, release_guided, release_metrics
+from . import job_steps, release_guided, release_metrics
 from .audit import record_event
 from .document_counts import COUNTED, count_expressions, document_counts, with_percent
 from .errors import DomainError
@@ -135,52 +137,25 @@ def source_description(source: str, annotator: AbstractBaseUser | None) -> dict:
 
 
 def run_batch(release_id: int, document_ids: list[int]) -> dict:
-    """Sanitize one batch (the body of the Celery task): only the documents still pending
-    and held by no other live worker (a redelivered or duplicated batch skips the rest),
-    their heartbeat kept fresh while it works."""
+    """Sanitize one batch (the body of the Celery task; ``job_steps.run_steps``): only
+    the documents still pending and held by no other live worker (a redelivered or
+    duplicated batch skips the rest), their heartbeat kept fresh while it works."""
     release = Release.objects.select_related("corpus", "annotator").get(pk=release_id)
-    if release.finished:
-        return {"release": release_id, "done": 0, "failed": 0}
-    jobs.start_batch(release)
-    taken = jobs.take_steps(ReleaseDocument, "release", release, document_ids)
-    steps = ReleaseDocument.objects.filter(release=release, document_id__in=taken)
-    with jobs.Heartbeat(release, single=False, steps=steps):
-        pending = list(
-            steps.filter(status=ReleaseDocument.Status.PENDING)
-            .select_related("document")
-            .order_by("document__position", "document_id")
-        )
-        done, failed = _sanitize(release, pending) if pending else (0, 0)
-    finish_if_complete(release)
-    return {"release": release_id, "done": done, "failed": failed}
+    return job_steps.run_steps(ReleaseDocument, "release", release, document_ids, _sanitizer, finish_if_complete)
 
 
-def _sanitize(release: Release, pending: list[ReleaseDocument]) -> tuple[int, int]:
-    """Sanitize the batch's documents; returns how many were done and failed. An engine
-    or guided masker that cannot be built fails them all, naming why (sent again, they
-    would fail the same way)."""
+def _sanitizer(release: Release) -> Callable[[ReleaseDocument], str]:
+    """The batch's engine (and guided masker), built once; one that cannot be built fails
+    the batch, naming why. Returns what sanitizes one document (and gives its status)."""
     try:
         engine = release_engine(release.strategy, release.corpus)
     except Exception as exc:  # noqa: BLE001 - a broken configuration fails the documents, naming why
-        return fail_batch(release, pending, f"The release engine could not be built: {exc.__class__.__name__}: {exc}")
+        raise job_steps.CannotStart(f"The release engine could not be built: {exc.__class__.__name__}: {exc}") from exc
     try:
         masker = release_guided.guided_masker(release, engine)
     except Exception as exc:  # noqa: BLE001 - without its attacker, no document is released without the option
-        return fail_batch(release, pending, f"Attack-guided masking could not start: {exc.__class__.__name__}: {exc}")
-    done = 0
-    for item in pending:
-        done += sanitize_document(release, item, engine, masker).status == ReleaseDocument.Status.DONE
-        jobs.count_steps(ReleaseDocument, "release", release)
-    return done, len(pending) - done
-
-
-def fail_batch(release: Release, pending: list[ReleaseDocument], error: str) -> tuple[int, int]:
-    """The batch's pending documents failed, all for the same reason; returns (0, failed)."""
-    ReleaseDocument.objects.filter(pk__in=[item.pk for item in pending], status=ReleaseDocument.Status.PENDING).update(
-        status=ReleaseDocument.Status.FAILED, error=error[:2000]
-    )
-    jobs.count_steps(ReleaseDocument, "release", release)
-    return 0, len(pending)
+        raise job_steps.CannotStart(f"Attack-guided masking could not start: {exc.__class__.__name__}: {exc}") from exc
+    return lambda item: sanitize_document(release, item, engine, masker).status
 
 
 def sanitize_document(
@@ -197,11 +172,7 @@ def sanitize_document(
         spans = [span.as_dict() for span in sanitized.spans]
         tps = release_metrics.document_tps(release.corpus, document.text, spans, doc_id=document.doc_id)
     except Exception as exc:  # noqa: BLE001 - one bad document must not stop the release
-        ReleaseDocument.objects.filter(pk=item.pk, status=ReleaseDocument.Status.PENDING).update(
-            status=ReleaseDocument.Status.FAILED, error=f"{exc.__class__.__name__}: {exc}"[:2000]
-        )
-        item.refresh_from_db()
-        return item
+        return job_steps.fail_step(item, exc)
     with transaction.atomic():
         # Locked: a redelivered task running at the same time waits, then sees it done.
         locked = ReleaseDocument.objects.select_for_update().get(pk=item.pk)
@@ -257,10 +228,11 @@ def release_counts(release: Release) -> dict:
 
 
 def finish_if_complete(release: Release) -> None:
-    """Settle the release once no document is pending: succeeded when any document was
-    sanitized (failed otherwise), with its metrics. Run by the last batch, and by the job
-    sweeper after it failed lost documents."""
-    counts = release_counts(release)
+    """Count the release's finished documents into ``done``, and settle the release once
+    no document is pending: succeeded when any document was sanitized (failed otherwise),
+    with its metrics. Run at the end of every batch, and by the job sweeper after it
+    failed lost documents."""
+    counts = job_steps.count_steps(ReleaseDocument, "release", release)
     if counts["pending"] or release.finished:
         return
     # What the batches recorded since this instance was read (ranks, the attacker).

@@ -7,7 +7,7 @@ import pytest
 
 from annotation.enums import LayerStatus
 from annotation.models import AnnotationLayer, AuditEvent, Release, ReleaseDecision, ReleaseDocument
-from annotation.services import jobs
+from annotation.services import job_steps, jobs
 from annotation.services.errors import DomainError
 from annotation.services.releases import (
     corpus_releases,
@@ -199,8 +199,8 @@ def test_a_duplicate_batch_leaves_a_document_another_live_worker_holds_until_tha
 ):
     release = start_release(corpus, source="reviewed", strategy="label", actor=manager)
     both = ids(documents[POLAT], documents[CANPOLAT])
-    jobs.start_batch(release)
-    assert jobs.take_steps(ReleaseDocument, "release", release, ids(documents[POLAT])) == ids(documents[POLAT])
+    job_steps.start_batch(release)
+    assert job_steps.take_steps(ReleaseDocument, "release", release, ids(documents[POLAT])) == ids(documents[POLAT])
 
     assert run_batch(release.pk, both) == {"release": release.pk, "done": 1, "failed": 0}
     held = release.documents.get(document=documents[POLAT])
