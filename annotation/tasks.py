@@ -92,7 +92,8 @@ def submit_import_job(corpus: Corpus, upload: UploadedFile, *, actor: AbstractBa
 
 def send(task, job) -> str:
     """Send a single job's task to a worker and record the task's id on the job (what
-    runs it last: the sweeper sends a job again through here too). Returns the id."""
+    runs it last: the sweeper sends a job again through here too). The one way a job is
+    sent: every ``submit_*`` here and ``services.reports`` use it. Returns the id."""
     task_id = task.delay(job.pk).id or ""
     type(job).objects.filter(pk=job.pk).update(task_id=task_id)
     return task_id
@@ -270,8 +271,7 @@ def submit_training(
             # Embedded: no worker, and a training takes minutes; a thread keeps the
             # page answering (and showing progress) while it trains.
             return in_thread(f"train-{model.pk}", training.run_training, model.pk)
-        result = train_model.delay(model.pk)
-        TrainedModel.objects.filter(pk=model.pk).update(task_id=result.id or "")
+        send(train_model, model)
 
     transaction.on_commit(enqueue)
     return model

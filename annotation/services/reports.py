@@ -99,19 +99,18 @@ def start_report(
         job = ReportJob.objects.create(
             corpus=corpus, kind=kind, params=params, data_key=key, created_by=actor, stage="waiting for a worker"
         )
-        transaction.on_commit(lambda: _enqueue(job.pk))
+        transaction.on_commit(lambda: _enqueue(job))
     job.refresh_from_db()
     return job
 
 
-def _enqueue(job_id: int) -> None:
+def _enqueue(job: ReportJob) -> None:
     from .. import tasks  # the tasks module imports this one
 
     if tasks.embedded_thread(settings.SANITIZE_REPORTS):
         # Embedded: no worker; a thread keeps the page answering while it computes.
-        return tasks.in_thread(f"report-{job_id}", tasks.run_report, job_id)
-    result = tasks.run_report.delay(job_id)
-    ReportJob.objects.filter(pk=job_id).update(task_id=result.id or "")
+        return tasks.in_thread(f"report-{job.pk}", tasks.run_report, job.pk)
+    tasks.send(tasks.run_report, job)
 
 
 def run_report(job_id: int) -> dict:
