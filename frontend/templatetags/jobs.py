@@ -20,7 +20,10 @@ from annotation.services import jobs
 register = template.Library()
 
 # What a kind's units read as after "N of M" (documents), for the kinds that count them.
+# A batched job's ``done`` counts its failed documents too: once one failed, they read
+# as "finished" (", K failed" follows), never as pre-annotated or sanitized.
 DOCUMENT_VERBS = {"import": "read", "preannotation": "pre-annotated", "release": "sanitized"}
+FINISHED_VERB = "finished"
 # Kinds whose total is a hundred steps of a whole (a training's epochs and evaluation):
 # shown in percent rather than "37 of 100".
 IN_PERCENT = {"training"}
@@ -50,7 +53,7 @@ def progress_context(job: Job, *, poll: bool = True, label: str = "", now: datet
         "total": total,
         "failed": failed,
         "percent": round(100 * done / total) if total else (100 if job.finished else 0),
-        "units": _units(kind.name, total if total else done),
+        "units": _units(kind.name, total if total else done, failed),
         "in_percent": kind.name in IN_PERCENT,
         "silent_s": _silent_seconds(job, now or timezone.now()),
         "poll_url": poll_url,
@@ -67,11 +70,11 @@ def _counts(job: Job, kind: jobs.JobKind) -> tuple[int, int, int]:
     return done, job.total, failed
 
 
-def _units(kind: str, count: int) -> str:
+def _units(kind: str, count: int, failed: int) -> str:
     verb = DOCUMENT_VERBS.get(kind)
     if verb is None:
         return ""
-    return f"document{'' if count == 1 else 's'} {verb}"
+    return f"document{'' if count == 1 else 's'} {FINISHED_VERB if failed else verb}"
 
 
 def _silent_seconds(job: Job, now: datetime) -> int | None:

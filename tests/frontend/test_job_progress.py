@@ -84,7 +84,8 @@ KINDS = {
     "import": (import_job, "3 documents read"),
     "preannotation": (preannotation_run, "1 of 2 documents pre-annotated"),
     "training": (training, "37 %"),
-    "release": (release_with_documents, '1 of 2 documents sanitized, <span class="error">1 failed</span>'),
+    # Its one finished document failed: finished, not sanitized.
+    "release": (release_with_documents, '1 of 2 documents finished, <span class="error">1 failed</span>'),
     "reidentification": (reidentification, "2 of 5"),
     "report": (report, "1 of 4"),
 }
@@ -128,6 +129,16 @@ def test_polling_stops_once_the_job_is_finished_and_that_poll_tells_the_page(cor
     assert json.loads(response["HX-Trigger"]) == finished
     # A plain request (not the display's poll) is not the moment the job ended.
     assert "HX-Trigger" not in manager.get(url("preannotation", job))
+
+
+def test_a_run_with_a_failed_document_says_its_documents_finished_not_pre_annotated(corpus, people):
+    job = preannotation_run(corpus)
+    RunDocument.objects.filter(run=job, status="pending").update(status="failed", error="engine crashed")
+    PreannotationRun.objects.filter(pk=job.pk).update(status="succeeded", done=2, finished_at=timezone.now())
+    partial = client_for(people["manager"]).get(url("preannotation", job)).content.decode()
+    # done = 2 counts the failed document too: 1 pre-annotated + 1 failed.
+    assert '2 of 2 documents finished, <span class="error">1 failed</span>' in partial
+    assert "pre-annotated" not in partial
 
 
 def test_a_failed_jobs_error_is_shown_escaped(corpus, people):
