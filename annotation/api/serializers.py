@@ -1,5 +1,6 @@
 """Serializers of corpora, members, documents, layers, audit events and import jobs."""
 
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from ..enums import LayerStatus, Role
@@ -103,8 +104,21 @@ class AuditEventSerializer(serializers.ModelSerializer):
         fields = ["id", "at", "actor", "corpus", "document", "doc_id", "layer", "action", "target", "changes"]
 
 
+def deprecated_alias(new: str) -> serializers.IntegerField:
+    """A count under the old name it had before the job fields were renamed
+    (``documents_done`` -> ``done``, ``documents_total`` -> ``total``): read-only, the
+    same value, marked deprecated in the schema (``deprecate_fields``)."""
+    return serializers.IntegerField(
+        source=new,
+        read_only=True,
+        help_text=f"Deprecated: the old name of `{new}`, kept read-only for existing clients; use `{new}`.",
+    )
+
+
+@extend_schema_serializer(deprecate_fields=["documents_done"])
 class ImportJobSerializer(serializers.ModelSerializer):
     done = serializers.SerializerMethodField(help_text="Documents read so far (live while running).")
+    documents_done = deprecated_alias("done")
 
     class Meta:
         model = ImportJob
@@ -117,6 +131,7 @@ class ImportJobSerializer(serializers.ModelSerializer):
             "created_at",
             "finished_at",
             "done",
+            "documents_done",
             "summary",
             "error",
         ]

@@ -1,6 +1,6 @@
 """Pre-annotation runs: start one over a corpus (or some of its documents), follow it."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
@@ -11,10 +11,13 @@ from ..services.preannotation import run_counts
 from ..tasks import submit_preannotation
 from .fields import VisibleCorpusField
 from .filters import PreannotationRunFilter
+from .serializers import deprecated_alias
 
 
+@extend_schema_serializer(deprecate_fields=["documents_total"])
 class PreannotationRunSerializer(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField(help_text="Documents done, failed and pending; percent finished.")
+    documents_total = deprecated_alias("total")
 
     class Meta:
         model = PreannotationRun
@@ -26,6 +29,7 @@ class PreannotationRunSerializer(serializers.ModelSerializer):
             "finished_at",
             "model_version",
             "total",
+            "documents_total",
             "engine",
             "progress",
         ]

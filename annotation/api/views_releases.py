@@ -6,7 +6,7 @@ from django.http import HttpResponse
 from django.utils.http import content_disposition_header
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
@@ -21,6 +21,7 @@ from ..services.releases import release_counts, with_counts
 from ..tasks import submit_release
 from .fields import VisibleCorpusField
 from .filters import ScopedFilterSet
+from .serializers import deprecated_alias
 
 
 class IsReleaseManager(IsAuthenticated):
@@ -37,10 +38,12 @@ def managed_releases(user):
     return Release.objects.filter(corpus__in=policy.managed_corpora(user))
 
 
+@extend_schema_serializer(deprecate_fields=["documents_total"])
 class ReleaseSerializer(serializers.ModelSerializer):
     annotator = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     progress = serializers.SerializerMethodField(help_text="Documents done, failed and pending; percent finished.")
+    documents_total = deprecated_alias("total")
 
     class Meta:
         model = Release
@@ -56,6 +59,7 @@ class ReleaseSerializer(serializers.ModelSerializer):
             "created_at",
             "finished_at",
             "total",
+            "documents_total",
             "progress",
             "settings",
             "metrics",

@@ -21,6 +21,7 @@ def test_a_manager_starts_a_run_and_follows_it(corpus, people, documents, api, d
         )
     assert response.status_code == 202
     assert response.json()["total"] == 1 and response.json()["status"] == "pending"
+    assert response.json()["documents_total"] == 1  # the count's old name, kept for existing clients
     run = client.get(f"/api/preannotation-runs/{response.json()['id']}/").json()
     assert run["status"] == "succeeded"
     assert run["progress"] == {"total": 1, "done": 1, "failed": 0, "pending": 0, "percent": 100}

@@ -48,6 +48,7 @@ def test_a_manager_starts_a_release_and_follows_it(corpus, people, documents, ap
         "reviewed",
     )
     assert body["created_by"] == people["manager"].username and body["annotator"] is None
+    assert body["documents_total"] == 2  # the count's old name, kept for existing clients
 
     followed = client.get(f"/api/releases/{body['id']}/").json()
     assert followed["status"] == "succeeded"
