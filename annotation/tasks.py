@@ -29,6 +29,7 @@ from .models import (
 )
 from .services import (
     import_jobs,
+    job_sweeper,
     jobs,
     masked_review,
     preannotation,
@@ -298,8 +299,8 @@ def retrain_due_models() -> list[str]:
 @shared_task(name="annotation.tasks.sweep_stalled_jobs")
 def sweep_stalled_jobs() -> list[str]:
     """Celery beat: send again (or fail) the jobs whose worker was lost. One sweep at a
-    time across hosts (``services.jobs.sweep_stalled`` holds a lock in the shared cache)."""
-    return jobs.sweep_stalled()
+    time across hosts (``services.job_sweeper.sweep_stalled`` holds a lock in the shared cache)."""
+    return job_sweeper.sweep_stalled()
 
 
 def _send_batches(task, job, document_ids: list[int], size: int) -> None:

@@ -3,15 +3,46 @@
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
+from django.utils import timezone
+
+
+def checked_now(schema_editor) -> None:
+    """PostgreSQL refuses to alter a table whose updated rows still have deferred
+    foreign-key checks pending in this transaction: run them at once."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
 
 def trainings_as_jobs(apps, schema_editor):
     """Trainings use the job statuses ("queued" is now "pending") and count their
     progress in per cent."""
+    checked_now(schema_editor)
     TrainedModel = apps.get_model("annotation", "TrainedModel")
     TrainedModel.objects.filter(status="queued").update(status="pending")
     for model in TrainedModel.objects.only("progress"):
         TrainedModel.objects.filter(pk=model.pk).update(done=round(100 * (model.progress or 0.0)), total=100)
+
+
+def trainings_as_before(apps, schema_editor):
+    checked_now(schema_editor)
+    TrainedModel = apps.get_model("annotation", "TrainedModel")
+    TrainedModel.objects.filter(status="pending").update(status="queued")
+    for model in TrainedModel.objects.only("done", "total"):
+        progress = model.done / model.total if model.total else 0.0
+        TrainedModel.objects.filter(pk=model.pk).update(progress=progress)
+
+
+JOB_MODELS = ("ImportJob", "PreannotationRun", "TrainedModel", "Release", "ReidentificationRun")
+
+
+def unfinished_jobs_heard_of_now(apps, schema_editor):
+    """A job unfinished when this runs has no heartbeat yet: it is given one now, so the
+    sweeper sends it again (or fails it) once stall_s has passed without its worker."""
+    checked_now(schema_editor)
+    now = timezone.now()
+    for name in JOB_MODELS:
+        model = apps.get_model("annotation", name)
+        model.objects.filter(status__in=["pending", "running"], heartbeat_at__isnull=True).update(heartbeat_at=now)
 
 
 class Migration(migrations.Migration):
@@ -291,7 +322,7 @@ class Migration(migrations.Migration):
             name="task_id",
             field=models.CharField(blank=True, help_text="The Celery task that runs it last.", max_length=100),
         ),
-        migrations.RunPython(trainings_as_jobs, migrations.RunPython.noop),
+        migrations.RunPython(trainings_as_jobs, trainings_as_before),
         migrations.RemoveField(
             model_name="trainedmodel",
             name="progress",
@@ -347,4 +378,5 @@ class Migration(migrations.Migration):
                 name="report_job_status_valid",
             ),
         ),
+        migrations.RunPython(unfinished_jobs_heard_of_now, migrations.RunPython.noop),
     ]

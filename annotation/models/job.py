@@ -5,7 +5,7 @@ training, a release, a re-identification run, a report) is a row of a model buil
 A job says how far it is (``stage``, ``done`` of ``total``), what it logged, why it
 failed, and when its worker was last heard of (``heartbeat_at``). A running job whose
 heartbeat is older than ``SANITIZE_JOBS["stall_s"]`` lost its worker: the sweeper
-(``annotation.services.jobs.sweep_stalled``) sends it again or, after
+(``annotation.services.job_sweeper.sweep_stalled``) sends it again or, after
 ``max_attempts`` tries, fails it, saying so. ``attempts`` counts the workers that took
 the job up; it is also the fencing token that keeps a worker declared lost from writing
 over the job a second worker now owns."""

@@ -20,7 +20,7 @@ from django.db import transaction
 
 from ..corpus_io.errors import TabImportError
 from ..models import Corpus, ImportJob
-from . import jobs
+from . import job_sweeper, jobs
 from .corpus_import import import_tab
 from .errors import DomainError
 
@@ -38,6 +38,7 @@ def create_import_job(corpus: Corpus, upload: UploadedFile, *, actor: AbstractBa
     enqueues it)."""
     if not upload.name.lower().endswith(".json"):
         raise DomainError(f"{upload.name} is not a .json file: upload a TAB JSON corpus.", field="file")
+    job_sweeper.recover_embedded("import")  # an import whose thread died is failed, its upload deleted
     return ImportJob.objects.create(corpus=corpus, file=upload, original_name=upload.name[:300], created_by=actor)
 
 

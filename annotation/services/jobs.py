@@ -1,5 +1,5 @@
 """The one job mechanism: how a worker takes a job up, keeps it alive, reports its
-progress and ends it, and how the sweeper finds the jobs whose worker was lost.
+progress and ends it (``job_sweeper`` finds the jobs whose worker was lost).
 
 Every long task is a row built on ``models.job.Job``:
 
@@ -10,29 +10,27 @@ Every long task is a row built on ``models.job.Job``:
   worker declared lost that wakes up again cannot flip a job another worker finished.
 - **Batched jobs** (a pre-annotation run, a release) are worked through by several
   batch tasks at once; each takes its documents (``JobStep`` rows) up with
-  ``take_steps`` and keeps *their* heartbeat fresh. A pending step with a stale
+  ``job_steps.take_steps`` and keeps *their* heartbeat fresh. A pending step with a stale
   heartbeat was taken by a worker that is gone, and only it is sent again.
 
 While a task works, ``Heartbeat`` touches the row from a thread every
 ``SANITIZE_JOBS["heartbeat_s"]``: a long epoch or a long document is not mistaken for a
 lost worker, and a killed worker (its threads die with it) goes silent at once.
 
-``sweep_stalled`` (Celery beat, under a lock in the shared cache) sends a stalled job
-again, or fails it after ``max_attempts`` tries, saying so. How a kind of job is sent
-again is registered by ``annotation.tasks`` (``register``): this module knows no task."""
+``job_sweeper.sweep_stalled`` (Celery beat) sends a stalled job again, or fails it
+after ``max_attempts`` tries, saying so. How a kind of job is sent again is registered
+by ``annotation.tasks`` (``register``): this module knows no task."""
 
 import logging
 import threading
 import time
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import OperationalError, connection, transaction
-from django.db.models import F, Model, Q
+from django.db.models import Model
 from django.utils import timezone
 
 from ..models.job import FINISHED_JOB_STATUSES, Job, JobStatus, JobStep, StepStatus
@@ -40,7 +38,6 @@ from ..models.job import FINISHED_JOB_STATUSES, Job, JobStatus, JobStep, StepSta
 logger = logging.getLogger(__name__)
 
 LOG_LIMIT = 20_000
-SWEEP_LOCK = "jobs:sweep-lock"
 REPORT_EVERY_S = 0.5  # progress handed to a Heartbeat is written at most this often
 SQLITE_WAIT_MS = 200
 
@@ -104,12 +101,12 @@ def claim(model: type[Job], pk: int) -> Job | None:
         if job.status == JobStatus.RUNNING and job.heartbeat_at and job.heartbeat_at >= stall_cutoff(now):
             return None
         if job.attempts >= job_settings()["max_attempts"]:
-            _fail_lost(job, now)
+            fail_lost(job, now)
             return None
         job.status, job.attempts, job.heartbeat_at = JobStatus.RUNNING, job.attempts + 1, now
         job.started_at = job.started_at or now
         if job.attempts > 1:
-            job.log = _logged(job.log, f"taken up again (attempt {job.attempts})", now)
+            job.log = logged(job.log, f"taken up again (attempt {job.attempts})", now)
         job.save(update_fields=["status", "attempts", "heartbeat_at", "started_at", "log"])
     return job
 
@@ -129,7 +126,7 @@ def report(job: Job, *, stage: str | None = None, done: int | None = None, total
             setattr(job, name, value)
             changes[name] = value
     if log:
-        job.log = changes["log"] = _logged(job.log, log, now)
+        job.log = changes["log"] = logged(job.log, log, now)
     return bool(type(job).objects.filter(**mine(job)).update(**changes))
 
 
@@ -147,38 +144,6 @@ def finish(job: Job, status: str, *, error: str = "", **fields) -> bool:
         for name, value in values.items():
             setattr(job, name, value)
     return written
-
-
-# --- Batched jobs ---------------------------------------------------------------------
-
-
-def start_batch(job: Job) -> None:
-    """A batch task begins: the job is running (its first batch starts it)."""
-    now = timezone.now()
-    type(job).objects.filter(pk=job.pk, status=JobStatus.PENDING).update(
-        status=JobStatus.RUNNING, started_at=now, heartbeat_at=now
-    )
-    type(job).objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(heartbeat_at=now)
-
-
-def take_steps(step_model: type[JobStep], steps: str, job: Job, document_ids: Iterable[int]) -> list[int]:
-    """Take the batch's pending steps up (their heartbeat now this worker's); returns
-    their document ids. Steps another live worker holds are left to it."""
-    now = timezone.now()
-    pending = step_model.objects.filter(**{steps: job}, document_id__in=list(document_ids), status=StepStatus.PENDING)
-    free = pending.exclude(heartbeat_at__gte=stall_cutoff(now))
-    ids = list(free.values_list("document_id", flat=True))
-    step_model.objects.filter(**{steps: job}, document_id__in=ids).update(heartbeat_at=now, attempts=F("attempts") + 1)
-    return ids
-
-
-def count_steps(step_model: type[JobStep], steps: str, job: Job) -> None:
-    """The batched job's progress: ``done`` is how many of its steps are finished (done
-    or failed), counted again each time, so that batches running at once, a redelivered
-    one and the sweeper's failures all leave the right number."""
-    finished = step_model.objects.filter(**{steps: job}).exclude(status=StepStatus.PENDING).count()
-    type(job).objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(done=finished)
-    job.done = finished
 
 
 # --- Heartbeat ------------------------------------------------------------------------
@@ -264,145 +229,33 @@ def _short_sqlite_wait() -> None:
             cursor.execute(f"PRAGMA busy_timeout = {SQLITE_WAIT_MS}")
 
 
-# --- The sweeper ----------------------------------------------------------------------
-
-
-def sweep_stalled() -> list[str]:
-    """Send again (or fail) every job whose worker was lost; one call at a time across
-    all hosts (a lock in the shared cache). Returns what it did, in words. One failing
-    job does not stop the sweep of the others."""
-    if not cache.add(SWEEP_LOCK, timezone.now().isoformat(), timeout=max(60, 3 * job_settings()["sweep_s"])):
-        return []
-    try:
-        done: list[str] = []
-        for kind in list(KINDS.values()):
-            done += sweep_kind(kind)
-        return done
-    finally:
-        cache.delete(SWEEP_LOCK)
-
-
-def sweep_kind(kind: JobKind) -> list[str]:
-    sweep = _sweep_steps if kind.step_model is not None else _sweep_jobs
-    return sweep(kind)
-
-
-def _sweep_jobs(kind: JobKind) -> list[str]:
-    done = []
-    now = timezone.now()
-    stalled = kind.model.objects.filter(status=JobStatus.RUNNING, heartbeat_at__lt=stall_cutoff(now))
-    for pk in stalled.values_list("pk", flat=True):
-        try:
-            done.append(_recover_job(kind, pk, now))
-        except Exception:  # noqa: BLE001 - one job must not stop the sweep
-            logger.exception("Could not recover %s %s", kind.name, pk)
-    return [line for line in done if line]
-
-
-def _recover_job(kind: JobKind, pk: int, now: datetime) -> str:
-    with transaction.atomic():
-        job = kind.model.objects.select_for_update().get(pk=pk)
-        if job.status != JobStatus.RUNNING or (job.heartbeat_at and job.heartbeat_at >= stall_cutoff(now)):
-            return ""
-        if job.attempts >= job_settings()["max_attempts"] or _embedded():
-            _fail_lost(job, now)
-            failed = True
-        else:
-            job.status = JobStatus.PENDING
-            job.log = _logged(
-                job.log, f"its worker was lost (last heard of {_ago(job.heartbeat_at, now)}); sent again", now
-            )
-            job.heartbeat_at = now
-            job.save(update_fields=["status", "log", "heartbeat_at"])
-            failed = False
-    if failed:
-        if kind.on_failed:
-            kind.on_failed(job)
-        return f"{kind.name} {pk}: failed, its worker was lost"
-    transaction.on_commit(lambda: kind.resend(job))
-    return f"{kind.name} {pk}: sent again"
-
-
-def _sweep_steps(kind: JobKind) -> list[str]:
-    now = timezone.now()
-    cutoff = stall_cutoff(now)
-    job = kind.steps
-    pending = kind.step_model.objects.filter(
-        status=StepStatus.PENDING, **{f"{job}__status__in": [JobStatus.PENDING, JobStatus.RUNNING]}
-    )
-    # A step whose worker went silent; and a step no worker took up while its whole job
-    # has been silent (no batch of it alive) for stall_s: its batch was lost before it
-    # started (received by a worker that was killed, which the broker gives back only
-    # after its visibility timeout). A batch merely queued behind others is sent twice
-    # at worst, once per stall_s: the first to take a step does it, the other skips it.
-    silent_job = Q(**{f"{job}__heartbeat_at__lt": cutoff}) | Q(
-        **{f"{job}__heartbeat_at__isnull": True, f"{job}__created_at__lt": cutoff}
-    )
-    stalled = pending.filter(Q(heartbeat_at__lt=cutoff) | (Q(heartbeat_at__isnull=True) & silent_job))
-    by_job: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for job_id, document_id, attempts in stalled.values_list(f"{job}_id", "document_id", "attempts"):
-        by_job[job_id].append((document_id, attempts))
-    done = []
-    for job_id, steps in by_job.items():
-        try:
-            done.append(_recover_steps(kind, job_id, steps, now))
-        except Exception:  # noqa: BLE001 - one job must not stop the sweep
-            logger.exception("Could not recover %s %s", kind.name, job_id)
-    return done
-
-
-def _recover_steps(kind: JobKind, job_id: int, steps: list[tuple[int, int]], now: datetime) -> str:
-    job = kind.model.objects.get(pk=job_id)
-    rows = kind.step_model.objects.filter(**{kind.steps: job}, status=StepStatus.PENDING)
-    limit = job_settings()["max_attempts"]
-    lost = {document for document, attempts in steps if attempts >= limit or _embedded()}
-    again = [document for document, _ in steps if document not in lost]
-    if lost:
-        rows.filter(document_id__in=lost).update(
-            status=StepStatus.FAILED,
-            error="The process running it stopped before this document was done."
-            if _embedded()
-            else f"Its worker was lost {limit} times while on this document.",
-            heartbeat_at=now,
-        )
-    if again:
-        rows.filter(document_id__in=again).update(heartbeat_at=None)
-        kind.resend(job, again)
-    # The job's heartbeat, too: what was sent again has stall_s to be taken up.
-    type(job).objects.filter(pk=job.pk).update(
-        heartbeat_at=now,
-        log=_logged(job.log, f"worker lost: {len(again)} documents sent again, {len(lost)} failed", now),
-    )
-    if kind.settle:
-        kind.settle(job)
-    return f"{kind.name} {job_id}: {len(again)} documents sent again, {len(lost)} failed"
-
-
 # --- Helpers --------------------------------------------------------------------------
 
 
-def _fail_lost(job: Job, now: datetime) -> None:
+def fail_lost(job: Job, now: datetime) -> None:
+    """End the (locked) job failed: its worker was lost once too often, or (embedded)
+    the process running it stopped."""
     # Which worker: its task (the id to look for in the workers' logs) and when it was
     # last heard of.
     last = f"last heard of {_ago(job.heartbeat_at, now)}" + (f", task {job.task_id}" if job.task_id else "")
     job.status, job.finished_at, job.heartbeat_at = JobStatus.FAILED, now, now
     job.error = (
         f"The process running it stopped (killed, out of memory or restarted) before it finished ({last})."
-        if _embedded()
+        if embedded()
         else f"Its worker was lost {job.attempts} times (killed, out of memory or restarted; {last}); "
         "it was not sent again."
     )
     job.save(update_fields=["status", "finished_at", "heartbeat_at", "error"])
 
 
-def _embedded() -> bool:
+def embedded() -> bool:
     """No broker: nothing to send a job to again (the process that ran it is gone)."""
     from sanitize_app.celery import app
 
     return bool(app.conf.task_always_eager)
 
 
-def _logged(log: str, line: str, now: datetime) -> str:
+def logged(log: str, line: str, now: datetime) -> str:
     return (log + f"{now:%H:%M:%S} {line}\n")[-LOG_LIMIT:]
 
 

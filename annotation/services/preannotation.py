@@ -21,7 +21,7 @@ from sanitize_app.engine.preannotation import Preannotation, PreannotationEngine
 
 from ..enums import MASKED_IDENTIFIER_TYPES
 from ..models import AnnotationLayer, Corpus, Document, PreannotationRun, Prediction, RunDocument
-from . import job_steps
+from . import job_steps, job_sweeper
 from .audit import record_event
 from .document_counts import document_counts
 from .engine import engine_for, engine_version, respondent_states
@@ -43,6 +43,7 @@ def start_run(
     ids = list(selected.values_list("pk", flat=True))
     if not ids:
         raise DomainError(f"Corpus {corpus.name} has no documents to pre-annotate.", field="documents")
+    job_sweeper.recover_embedded("preannotation")  # embedded: runs whose thread died end failed
     with transaction.atomic():
         run = PreannotationRun.objects.create(
             corpus=corpus, created_by=actor, total=len(ids), model_version=engine_version(corpus)

@@ -28,7 +28,7 @@ from sanitize_app.engine.reidentification.types import ProtectedText, Reidentifi
 from sanitize_app.engine.release import rendering
 
 from ..models import Document, ReidentificationOutcome, ReidentificationRun, Release, ReleaseDocument
-from . import jobs
+from . import job_sweeper, jobs
 from .audit import record_event
 from .background import background_state
 from .errors import DomainError
@@ -64,6 +64,7 @@ def start_release_attack(release: Release, *, attacker: str = "", user: Abstract
         )
     background_state(collection)
     name = attacker_name(attacker)
+    job_sweeper.recover_embedded("reidentification")  # a run whose thread died frees its release
     with transaction.atomic():
         _refuse_a_second_run(release)
         run = ReidentificationRun.objects.create(

@@ -25,7 +25,7 @@ from sanitize_app.engine.release.engine import ReleaseEngine
 from sanitize_app.engine.release.types import PATHS
 
 from ..models import Corpus, Release, ReleaseDecision, ReleaseDocument
-from . import job_steps, release_guided, release_metrics
+from . import job_steps, job_sweeper, release_guided, release_metrics
 from .audit import record_event
 from .document_counts import COUNTED, count_expressions, document_counts, with_percent
 from .errors import DomainError
@@ -59,6 +59,7 @@ def start_release(
     described.update(source_description(source, annotator))
     if guided:
         described["attack_guided"] = guided
+    job_sweeper.recover_embedded("release")  # embedded: releases whose thread died end failed
     with transaction.atomic():
         release = Release.objects.create(
             corpus=corpus,

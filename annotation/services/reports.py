@@ -22,7 +22,7 @@ from django.db.models import Count, Max
 from ..models import Corpus, ReportJob, RunDocument
 from ..models.job import JobStatus
 from ..selectors import layers_state
-from . import jobs
+from . import job_sweeper, jobs
 from .agreement import agreement_data, corpus_agreement
 from .errors import DomainError
 from .evaluation import compare_sources, evaluate_source
@@ -71,6 +71,7 @@ def report_for_page(
     else the newest that failed on this data (its error shown; ``retry`` starts another
     instead, so a failing report is not started again by every poll); else a new job
     (when ``start``; None otherwise)."""
+    job_sweeper.recover_embedded("report")  # embedded: a report whose thread died is not awaited forever
     key = data_key(corpus, kind, params)
     done = current_report(corpus, kind, params, key=key)
     if done:

@@ -31,7 +31,7 @@ from django.utils import timezone
 from ..corpus_io.tab_writer import iter_tab_documents
 from ..enums import FINISHED_LAYER_STATUSES, LayerStatus
 from ..models import AnnotationLayer, Corpus, TrainedModel
-from . import jobs, model_store
+from . import job_sweeper, jobs, model_store
 from .audit import record_event
 from .engine import engine_config, sequence_backbone
 from .errors import DomainError
@@ -98,9 +98,8 @@ def start_training(
         return _create(corpus, kind, layers, actor=actor, trigger=trigger)
     except IntegrityError:
         pass
-    if _embedded() and "training" in jobs.KINDS:
-        # No beat embedded: a training whose process died would block the kind for good.
-        jobs.sweep_kind(jobs.KINDS["training"])
+    # No beat embedded: a training whose process died would block the kind for good.
+    if job_sweeper.recover_embedded("training"):
         try:
             return _create(corpus, kind, layers, actor=actor, trigger=trigger)
         except IntegrityError:
@@ -126,12 +125,6 @@ def _create(corpus: Corpus, kind: str, layers: list, *, actor, trigger: str) -> 
         )
         record_event("model.train", actor=actor, corpus=corpus, target=model.label, changes={"trigger": trigger})
     return model
-
-
-def _embedded() -> bool:
-    from sanitize_app.celery import app
-
-    return bool(app.conf.task_always_eager)
 
 
 # --- Running --------------------------------------------------------------------------

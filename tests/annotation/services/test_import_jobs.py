@@ -10,7 +10,7 @@ from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.models import Document, ImportJob
-from annotation.services import import_jobs, jobs
+from annotation.services import import_jobs, job_sweeper, jobs
 
 SURROGATE_FILE = (
     b'[{"doc_id": "d1", "text": "Ann went home.", "annotations": {"annotator1": {"entity_mentions": '
@@ -119,7 +119,7 @@ def test_an_import_the_sweeper_fails_for_good_has_its_upload_deleted(scenario, s
     jobs.claim(ImportJob, job.pk)
     ImportJob.objects.filter(pk=job.pk).update(attempts=settings.SANITIZE_JOBS["max_attempts"])
     stall(job)
-    assert jobs.sweep_stalled() == [f"import {job.pk}: failed, its worker was lost"]
+    assert job_sweeper.sweep_stalled() == [f"import {job.pk}: failed, its worker was lost"]
     assert_upload_deleted(job, stored_name)
     assert job.status == ImportJob.Status.FAILED
 
