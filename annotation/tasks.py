@@ -38,6 +38,7 @@ from .services import (
     reports,
     risk_meter,
     training,
+    training_schedule,
 )
 
 logger = logging.getLogger(__name__)
@@ -287,7 +288,7 @@ def retrain_due_models() -> list[str]:
     started = []
     for corpus in Corpus.objects.all():
         try:
-            for kind in training.due_trainings(corpus):
+            for kind in training_schedule.due_trainings(corpus):
                 model = submit_training(corpus, kind, trigger="schedule")
                 started.append(f"{corpus.name}: {model.label}")
         except Exception:  # noqa: BLE001 - one corpus must not stop the tick for the others

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import TrainedModel
-from annotation.services import promotion_guard, training
+from annotation.services import promotion_guard, training, training_schedule
 from annotation.services.engine import sequence_backbone
 from annotation.services.errors import DomainError
 from annotation.tasks import submit_training
@@ -143,7 +143,7 @@ def corpus_models(request: HttpRequest, pk: int) -> HttpResponse:
         "metrics": METRICS,
         "polling": any(section["running"] for section in sections),
         "layers": training.training_layers(corpus).count(),
-        "due": training.due_trainings(corpus),
+        "due": training_schedule.due_trainings(corpus),
     }
     template = "frontend/training/models_body.html" if request.htmx else "frontend/training/models.html"
     return render(request, template, context)

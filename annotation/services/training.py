@@ -402,30 +402,3 @@ def on_failed(model: TrainedModel) -> None:
     """The sweeper failed the training (its worker lost too often): delete the archives
     its attempts stored without recording them."""
     model_store.discard_unreferenced(model)
-
-
-# --- Schedule -------------------------------------------------------------------------
-
-
-def due_trainings(corpus: Corpus) -> list[str]:
-    """Kinds to retrain: at least ``retrain_every`` layers were finished since the
-    newest training of that kind started (or ever, before the first one)."""
-    every = settings.SANITIZE_TRAINING.get("retrain_every") or 0
-    if every <= 0:
-        return []
-    kinds = [Kind.RECOGNIZER, Kind.MASKING]
-    try:
-        sequence_backbone()
-        kinds.append(Kind.SEQUENCE)
-    except DomainError:
-        pass  # no backbone: no sequence labeller to retrain
-    due = []
-    layers = training_layers(corpus)
-    for kind in kinds:
-        newest = TrainedModel.objects.filter(corpus=corpus, kind=kind).order_by("-created_at").first()
-        if newest is not None and newest.status in (Status.PENDING, Status.RUNNING):
-            continue
-        since = layers if newest is None else layers.filter(confirmed_at__gt=newest.created_at)
-        if since.count() >= every:
-            due.append(kind)
-    return due

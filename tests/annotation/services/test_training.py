@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from annotation.enums import LayerStatus
 from annotation.models import AnnotationLayer, TrainedModel
-from annotation.services import model_store, training
+from annotation.services import model_store, training, training_schedule
 from annotation.services.engine import engine_config
 from annotation.services.errors import DomainError
 from sanitize_app.engine.training import TrainingResult
@@ -151,15 +151,15 @@ def test_a_retraining_is_due_after_enough_newly_finished_layers(trained_corpus, 
     settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "retrain_every": total, "sequence_backbone": ""}
     settings.SANITIZE_ENGINE = {**settings.SANITIZE_ENGINE, "encoder": ""}
     layers.update(confirmed_at=timezone.now())
-    assert training.due_trainings(trained_corpus) == ["recognizer", "masking"]
+    assert training_schedule.due_trainings(trained_corpus) == ["recognizer", "masking"]
     model = training.start_training(trained_corpus, "recognizer")
-    assert training.due_trainings(trained_corpus) == ["masking"]  # one is running already
+    assert training_schedule.due_trainings(trained_corpus) == ["masking"]  # one is running already
     TrainedModel.objects.filter(pk=model.pk).update(status="succeeded")
-    assert training.due_trainings(trained_corpus) == ["masking"]  # nothing finished since it started
+    assert training_schedule.due_trainings(trained_corpus) == ["masking"]  # nothing finished since it started
     layers.update(confirmed_at=timezone.now() + timedelta(seconds=5))
-    assert training.due_trainings(trained_corpus) == ["recognizer", "masking"]
+    assert training_schedule.due_trainings(trained_corpus) == ["recognizer", "masking"]
     settings.SANITIZE_TRAINING = {**settings.SANITIZE_TRAINING, "retrain_every": 0}
-    assert training.due_trainings(trained_corpus) == []
+    assert training_schedule.due_trainings(trained_corpus) == []
 
 
 @pytest.mark.usefixtures("rules_only_engine")
