@@ -70,7 +70,9 @@ def run_steps(
         )
         if pending:
             outcome.update(_work(step_model, fk_name, job, pending, prepare))
-    settle(job)
+        # Still beating: settling (a release's metrics) can outlast stall_s, and the
+        # sweeper must not take the job for forgotten and settle it a second time.
+        settle(job)
     return outcome
 
 

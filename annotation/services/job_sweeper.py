@@ -37,7 +37,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ..models.job import Job, JobStatus, StepStatus
-from .jobs import KINDS, JobKind, embedded, fail_lost, job_settings, logged, stall_cutoff
+from .jobs import KINDS, JobKind, embedded, fail_lost, job_settings, logged, stall_cutoff, worked_on_here
 
 logger = logging.getLogger(__name__)
 
@@ -107,6 +107,8 @@ def _recover_running(kind: JobKind, pk: int, now: datetime) -> str:
         job = kind.model.objects.select_for_update().get(pk=pk)
         if job.status != JobStatus.RUNNING or (job.heartbeat_at and job.heartbeat_at >= stall_cutoff(now)):
             return ""
+        if embedded() and worked_on_here(job):
+            return ""  # its thread is alive (its heartbeat waited for SQLite)
         if job.attempts >= job_settings()["max_attempts"] or embedded():
             fail_lost(job, now)
         else:
@@ -148,13 +150,19 @@ def _recover_pending(kind: JobKind, pk: int, now: datetime) -> str:
     return f"{kind.name} {pk}: failed, its process stopped"
 
 
+# The longest wait between two sends of a job nobody takes up: a job sent again after
+# its worker was lost (or waiting since before an upgrade) is not left for hours.
+MAX_WAIT_STALLS = 10
+
+
 def _due(last: datetime, first: datetime, now: datetime, *, doublings: int | None = None) -> bool:
     """Whether a job waiting since ``first``, last sent at ``last``, is due to be sent
     again: after stall_s, then after as long as it has waited in all (the waits double);
-    or, given ``doublings``, after stall_s * 2 ** doublings."""
+    or, given ``doublings``, after stall_s * 2 ** doublings; never after more than
+    MAX_WAIT_STALLS * stall_s."""
     stall = timedelta(seconds=job_settings()["stall_s"])
-    wait = stall * 2**doublings if doublings is not None else max(stall, last - first)
-    return now - last >= wait
+    wait = stall * 2 ** min(doublings, 10) if doublings is not None else max(stall, last - first)
+    return now - last >= min(wait, stall * MAX_WAIT_STALLS)
 
 
 # --- Batched jobs ---------------------------------------------------------------------
@@ -176,7 +184,7 @@ def _recover_steps(kind: JobKind, pk: int, now: datetime) -> str:
     cutoff = stall_cutoff(now)
     with transaction.atomic():
         job = kind.model.objects.select_for_update().get(pk=pk)
-        if job.status not in UNFINISHED:
+        if job.status not in UNFINISHED or (embedded() and worked_on_here(job)):
             return ""
         pending = kind.step_model.objects.filter(**{kind.steps: job}, status=StepStatus.PENDING)
         taken = pending.filter(heartbeat_at__lt=cutoff)

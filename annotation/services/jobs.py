@@ -105,10 +105,19 @@ def claim(model: type[Job], pk: int) -> Job | None:
             return None
         job.status, job.attempts, job.heartbeat_at = JobStatus.RUNNING, job.attempts + 1, now
         job.started_at = job.started_at or now
+        # The task that runs this attempt (not the last one sent: the sweeper may have sent
+        # a duplicate meanwhile), so that its time limit fails this attempt.
+        job.task_id = _current_task_id() or job.task_id
         if job.attempts > 1:
             job.log = logged(job.log, f"taken up again (attempt {job.attempts})", now)
-        job.save(update_fields=["status", "attempts", "heartbeat_at", "started_at", "log"])
+        job.save(update_fields=["status", "attempts", "heartbeat_at", "started_at", "task_id", "log"])
     return job
+
+
+def _current_task_id() -> str:
+    from celery import current_task
+
+    return (current_task.request.id or "") if current_task else ""
 
 
 def mine(job: Job) -> dict:
@@ -168,12 +177,14 @@ class Heartbeat:
         self._thread = threading.Thread(target=self._run, daemon=True, name=f"heartbeat-{type(job).__name__}-{job.pk}")
 
     def __enter__(self) -> "Heartbeat":
+        _WORKED_ON_HERE.add(_key(self.job))
         self._thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+        _WORKED_ON_HERE.discard(_key(self.job))
 
     def report(self, *, stage: str | None = None, done: int | None = None, total: int | None = None) -> None:
         fields = {"stage": stage, "done": done, "total": total}
@@ -218,6 +229,20 @@ class Heartbeat:
                 self.steps.filter(status=StepStatus.PENDING).update(heartbeat_at=now)
         except OperationalError:  # SQLite busy under a long write: the next beat will do
             logger.warning("Heartbeat of %s %s skipped: the database is busy", model.__name__, self.job.pk)
+
+
+# The jobs a thread of this process is working on. Embedded, the sweeper runs in the
+# process that runs the jobs: a stale heartbeat there may only mean SQLite's one writer
+# was busy (a long import), not that the thread died.
+_WORKED_ON_HERE: set[tuple[str, int]] = set()
+
+
+def _key(job: Job) -> tuple[str, int]:
+    return (type(job)._meta.label, job.pk)
+
+
+def worked_on_here(job: Job) -> bool:
+    return _key(job) in _WORKED_ON_HERE
 
 
 def _short_sqlite_wait() -> None:

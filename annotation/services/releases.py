@@ -175,6 +175,10 @@ def sanitize_document(
     except Exception as exc:  # noqa: BLE001 - one bad document must not stop the release
         return job_steps.fail_step(item, exc)
     with transaction.atomic():
+        if ranks is not None:
+            # The release's row before the document's, in the sweeper's order (job, then
+            # steps): taken the other way round, the two could deadlock.
+            Release.objects.select_for_update().only("pk").get(pk=release.pk)
         # Locked: a redelivered task running at the same time waits, then sees it done.
         locked = ReleaseDocument.objects.select_for_update().get(pk=item.pk)
         if locked.status != ReleaseDocument.Status.PENDING:

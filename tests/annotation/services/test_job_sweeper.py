@@ -246,3 +246,29 @@ def test_embedded_a_new_job_of_a_kind_first_fails_the_ones_whose_thread_died(cor
     assert job_sweeper.recover_embedded("report") == [f"report {dead.pk}: failed, its worker was lost"]
     assert (fresh(dead).status, fresh(live).status) == (FAILED, RUNNING)
     assert job_sweeper.recover_embedded("no such kind") == []
+
+
+def test_a_job_waiting_since_long_ago_is_sent_again_within_ten_stall_times_not_after_hours(
+    corpus, sent, with_broker, django_capture_on_commit_callbacks
+):
+    """A job put back to pending after hours of work (its worker lost), whose message is
+    lost again, waits at most 10 stall_s before the next send, not as long as its age."""
+    job = report_job(corpus)
+    ReportJob.objects.filter(pk=job.pk).update(created_at=ago(3 * 3600), heartbeat_at=ago(9 * 60))
+    assert sweep(django_capture_on_commit_callbacks) == []
+    ReportJob.objects.filter(pk=job.pk).update(heartbeat_at=ago(10 * 60 + 1))
+    assert sweep(django_capture_on_commit_callbacks) == [f"report {job.pk}: not taken up, sent again"]
+    assert sent == [job.pk]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_embedded_a_job_this_process_is_working_on_is_never_failed_for_a_stale_heartbeat(corpus, sent, eager_tasks):
+    """Embedded, the jobs run in this process's threads: a heartbeat gone stale while
+    SQLite's one writer was busy is not a dead thread."""
+    job = jobs.claim(ReportJob, report_job(corpus).pk)
+    with jobs.Heartbeat(job):
+        stall(job)
+        assert job_sweeper.recover_embedded("report") == []
+        assert fresh(job).status == RUNNING
+    stall(job)
+    assert job_sweeper.recover_embedded("report") == [f"report {job.pk}: failed, its worker was lost"]

@@ -102,3 +102,17 @@ def test_the_heartbeat_keeps_a_long_job_fresh_past_stall_s_and_writes_its_progre
         assert job_sweeper.sweep_stalled() == [] and jobs.claim(ReportJob, job.pk) is None
     time.sleep(1.2)
     assert job_sweeper.sweep_stalled() == [f"report {job.pk}: failed, its worker was lost"]
+
+
+def test_claim_records_the_task_that_took_the_job_up_not_the_last_one_sent(corpus):
+    """The sweeper may send a duplicate (a new task id) while the first message is still
+    queued; whichever task claims the job is the one its time limit must fail."""
+    from sanitize_app.celery import app
+
+    @app.task(name="tests.claim_probe")
+    def probe(pk):
+        return jobs.claim(ReportJob, pk).task_id
+
+    job = report_job(corpus, task_id="duplicate-sent-later")
+    assert probe.apply(args=[job.pk], task_id="the-first-message").get() == "the-first-message"
+    assert fresh(job).task_id == "the-first-message"
