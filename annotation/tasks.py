@@ -32,6 +32,7 @@ from .services import (
     job_sweeper,
     jobs,
     masked_review,
+    model_store,
     preannotation,
     reidentification,
     releases,
@@ -39,6 +40,7 @@ from .services import (
     risk_meter,
     training,
     training_schedule,
+    training_time_limit,
 )
 
 logger = logging.getLogger(__name__)
@@ -245,15 +247,15 @@ class _TrainingTask(Task):
     def on_failure(self, exc, task_id, args, kwargs, einfo):
         # Killed at its hard time limit: failed, not left to look like a lost worker.
         if isinstance(exc, TimeLimitExceeded):
-            training.fail_at_time_limit(args[0], task_id)
+            training_time_limit.fail_at_time_limit(args[0], task_id)
 
 
 @shared_task(
     name="annotation.tasks.train_model",
     base=_TrainingTask,
     acks_late=True,
-    time_limit=training.task_time_limit_s(),
-    soft_time_limit=training.task_time_limit_s() - 30,  # ends it failed, saying so
+    time_limit=training_time_limit.task_time_limit_s(),
+    soft_time_limit=training_time_limit.task_time_limit_s() - 30,  # ends it failed, saying so
 )
 def train_model(model_id: int) -> dict:
     """Train one queued model of the registry. Safe to redeliver: a model no longer
@@ -318,7 +320,9 @@ def _register_job_kinds() -> None:
         jobs.JobKind("import", ImportJob, lambda job: send(run_import_job, job), on_failed=import_jobs.delete_upload)
     )
     jobs.register(
-        jobs.JobKind("training", TrainedModel, lambda job: send(train_model, job), on_failed=training.on_failed)
+        jobs.JobKind(
+            "training", TrainedModel, lambda job: send(train_model, job), on_failed=model_store.discard_unreferenced
+        )
     )
     jobs.register(jobs.JobKind("reidentification", ReidentificationRun, lambda job: send(reidentify_release_run, job)))
     jobs.register(jobs.JobKind("report", ReportJob, lambda job: send(run_report, job)))

@@ -25,7 +25,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.utils import timezone
 
 from ..corpus_io.tab_writer import iter_tab_documents
@@ -36,36 +36,17 @@ from .audit import record_event
 from .engine import engine_config, sequence_backbone
 from .errors import DomainError
 from .model_comparison import ENGINES, compare_engines, in_use_label
-from .model_comparison import time_limit_s as comparison_time_limit_s
 from .promotion import auto_promote
 from .promotion import promote as promote  # the registry's actions, here as before
 from .promotion import roll_back as roll_back
 from .promotion_guard import GUARDED
+from .training_scratch import clear_earlier_attempts, scratch_dir
+from .training_time_limit import time_limit_error
 
 Kind = TrainedModel.Kind
 Status = TrainedModel.Status
 # The share of a run's progress bar that the training takes; the comparison has the rest.
 TRAINING_SHARE = 0.9
-
-
-def model_root() -> Path:
-    return Path(settings.SANITIZE_MODEL_ROOT)
-
-
-def scratch_dir(model: TrainedModel) -> Path:
-    """Where this attempt writes the model while training it (archived, then removed).
-    Each attempt has its own: a worker declared lost while still alive and the attempt
-    that took over on the same host never remove each other's files."""
-    return model_root() / f"corpus-{model.corpus_id}" / model.kind / f"v{model.version}" / f"attempt-{model.attempts}"
-
-
-def _clear_earlier_attempts(model: TrainedModel) -> None:
-    """Remove what earlier attempts of this training left on this host (a killed worker
-    cleans nothing): they are fenced off, and whatever they still write is discarded."""
-    for folder in scratch_dir(model).parent.glob("attempt-*"):
-        number = folder.name.removeprefix("attempt-")
-        if number.isdigit() and int(number) < model.attempts:
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 def training_statuses() -> list[str]:
@@ -170,7 +151,7 @@ def run_training(model_id: int) -> TrainedModel:
             model_store.discard_unreferenced(model)
         return model
     if model.attempts > 1:  # what lost attempts left: their files here, their archives
-        _clear_earlier_attempts(model)
+        clear_earlier_attempts(model)
         model_store.discard_unreferenced(model)
     target = scratch_dir(model)
     started = time.monotonic()
@@ -357,48 +338,3 @@ def _headline(metrics: dict) -> dict:
         if isinstance(comparison.get(name), dict)
     }
     return {**headline, "comparison": compared} if compared else headline
-
-
-# --- Failures outside the training ---------------------------------------------------
-
-
-def task_time_limit_s() -> float:
-    """The hard limit of a training's task: a minute past the training's own limit and
-    the comparison's that follows it. Both stop cleanly at theirs; only a training stuck
-    beyond them is stopped (``SoftTimeLimitExceeded`` half a minute earlier), then killed."""
-    return (settings.SANITIZE_TRAINING.get("time_limit_s") or 1800) + comparison_time_limit_s() + 60
-
-
-def time_limit_error() -> str:
-    return (
-        f"The training was stopped at its time limit ({task_time_limit_s():.0f} s): it ran on past the "
-        "training's and the comparison's own limits (SANITIZE_TRAINING time_limit_s, comparison_time_limit_s). "
-        "It is not sent again."
-    )
-
-
-def fail_at_time_limit(model_id: int, task_id: str) -> bool:
-    """The worker killed the training's task at its hard time limit: end it failed,
-    saying so, rather than leave it to look like a lost worker (sent again
-    ``max_attempts`` times, as long each time). Written while it runs under this task
-    (the sweeper may have sent it again under another), whichever attempt it is."""
-    error = time_limit_error()
-    with transaction.atomic():
-        running = TrainedModel.objects.select_for_update().filter(pk=model_id, status=Status.RUNNING)
-        model = running.filter(Q(task_id=task_id) | Q(task_id="")).first()
-        if model is None:
-            return False
-        now = timezone.now()
-        model.status, model.error, model.finished_at, model.heartbeat_at = Status.FAILED, error, now, now
-        model.log = (model.log + f"{now:%H:%M:%S} stopped at its time limit\n")[-jobs.LOG_LIMIT :]
-        model.save(update_fields=["status", "error", "finished_at", "heartbeat_at", "log"])
-        record_event("model.failed", actor=None, corpus=model.corpus, target=model.label, changes={"error": error})
-    shutil.rmtree(scratch_dir(model), ignore_errors=True)  # the killed process was on this host
-    model_store.discard_unreferenced(model)
-    return True
-
-
-def on_failed(model: TrainedModel) -> None:
-    """The sweeper failed the training (its worker lost too often): delete the archives
-    its attempts stored without recording them."""
-    model_store.discard_unreferenced(model)

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from annotation.enums import LayerStatus
 from annotation.models import AnnotationLayer, TrainedModel
-from annotation.services import model_store, training, training_schedule
+from annotation.services import model_store, training, training_schedule, training_scratch, training_time_limit
 from annotation.services.engine import engine_config
 from annotation.services.errors import DomainError
 from sanitize_app.engine.training import TrainingResult
@@ -50,7 +50,7 @@ def _archives() -> list[str]:
 
 def _stored_unrecorded(model, text="from a killed attempt") -> str:
     """Store an archive for ``model`` as an attempt killed before it finished would."""
-    directory = training.model_root() / "stored-unrecorded"
+    directory = training_scratch.model_root() / "stored-unrecorded"
     directory.mkdir(parents=True)
     (directory / "meta.json").write_text(text)
     return model_store.store(
@@ -117,7 +117,7 @@ def test_a_failing_training_leaves_the_active_model_and_says_why(trained_corpus,
     assert model.finished_at is not None and not model.is_active and model.archive == ""
     active.refresh_from_db()
     assert active.is_active
-    assert not training.scratch_dir(model).exists() and _archives() == [active.archive]
+    assert not training_scratch.scratch_dir(model).exists() and _archives() == [active.archive]
     # a redelivered task does not train a finished model again
     assert training.run_training(model.pk).status == "failed"
 
@@ -180,7 +180,7 @@ def test_trained_models_are_stored_promoted_and_used_by_the_preannotation(traine
     assert not set(recognizer.train_documents) & set(recognizer.heldout_documents)
     assert 0 <= recognizer.metrics["entity_type_f1"] <= 1 and "ER_di" in recognizer.metrics
     # Stored as an archive, the scratch copy gone; every worker unpacks it into its cache.
-    assert recognizer.archive in _archives() and not training.scratch_dir(recognizer).exists()
+    assert recognizer.archive in _archives() and not training_scratch.scratch_dir(recognizer).exists()
     assert (model_store.local_path(recognizer) / "meta.json").exists()
     assert recognizer.progress == 1.0 and "split:" in recognizer.log  # progress was written to the row
     # Compared on its held-out document with the engine in use, which is the zero-shot
@@ -304,7 +304,7 @@ def test_a_training_taken_up_after_its_worker_was_lost_starts_from_a_clean_scrat
     stale = timezone.now() - timedelta(minutes=5)
     TrainedModel.objects.filter(pk=model.pk).update(status="running", attempts=1, heartbeat_at=stale)
     model.attempts = 1
-    leftover = training.scratch_dir(model)
+    leftover = training_scratch.scratch_dir(model)
     leftover.mkdir(parents=True)
     (leftover / "half-written").write_text("from the lost attempt")
     orphan = _stored_unrecorded(model)  # killed between storing its archive and recording it
@@ -313,7 +313,7 @@ def test_a_training_taken_up_after_its_worker_was_lost_starts_from_a_clean_scrat
     assert model.status == "succeeded", model.error
     model.refresh_from_db()
     assert model.attempts == 2 and "taken up again (attempt 2)" in model.log
-    assert training.scratch_dir(model) != leftover and not leftover.exists()
+    assert training_scratch.scratch_dir(model) != leftover and not leftover.exists()
     assert list(model_store.local_path(model).iterdir()) == [] and _archives() == [model.archive] != [orphan]
 
 
@@ -325,7 +325,7 @@ def test_a_worker_declared_lost_writes_nothing_and_keeps_no_archive(trained_corp
         stored.append(model.archive)
         # Another worker took the training up (this one's heartbeat looked lost), on this host.
         TrainedModel.objects.filter(pk=model.pk).update(attempts=2, log="the other worker's")
-        theirs = training.scratch_dir(TrainedModel(corpus=model.corpus, kind=model.kind, version=1, attempts=2))
+        theirs = training_scratch.scratch_dir(TrainedModel(corpus=model.corpus, kind=model.kind, version=1, attempts=2))
         theirs.mkdir(parents=True)
         stored.append(theirs)
         return _comparison((1.0, 0.9), (1.0, 0.9))
@@ -336,7 +336,7 @@ def test_a_worker_declared_lost_writes_nothing_and_keeps_no_archive(trained_corp
     assert (model.status, model.attempts, model.log, model.archive) == ("running", 2, "the other worker's", "")
     assert stored[0].startswith("models/") and _archives() == []  # its archive was stored, then deleted
     model.attempts = 1
-    assert not training.scratch_dir(model).exists() and stored[1].exists()  # its own directory only
+    assert not training_scratch.scratch_dir(model).exists() and stored[1].exists()  # its own directory only
 
 
 def test_a_promoted_model_whose_archive_is_gone_stops_the_preannotation_naming_it(trained_corpus, people, settings):
@@ -371,7 +371,7 @@ def test_a_training_stopped_at_its_soft_time_limit_ends_failed_saying_so(trained
     monkeypatch.setattr(training, "_train", stuck)
     model = training.run_training(training.start_training(trained_corpus, "recognizer").pk)
     model.refresh_from_db()
-    limit = training.task_time_limit_s()
+    limit = training_time_limit.task_time_limit_s()
     assert model.status == "failed" and model.attempts == 1 and model.archive == ""
     assert model.error.startswith(f"The training was stopped at its time limit ({limit:.0f} s)")
 
@@ -385,7 +385,7 @@ def test_a_training_killed_at_its_hard_time_limit_is_failed_not_sent_again(train
     model = training.start_training(trained_corpus, "recognizer")
     TrainedModel.objects.filter(pk=model.pk).update(status="running", attempts=1, task_id="task-2")
     model.attempts = 1
-    scratch = training.scratch_dir(model)
+    scratch = training_scratch.scratch_dir(model)
     scratch.mkdir(parents=True)
     orphan = _stored_unrecorded(model)
 
