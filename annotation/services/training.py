@@ -200,7 +200,7 @@ def _train_and_store(model: TrainedModel, target: Path, progress: _Progress):
 
 def _record_auto_promotion(model: TrainedModel, promoted: bool, decided: str) -> None:
     model.metrics = {**model.metrics, "auto_promotion": {"promoted": promoted, "why": decided}}
-    model.log = (model.log + f"{timezone.now():%H:%M:%S} {decided}\n")[-jobs.LOG_LIMIT :]
+    model.log = jobs.logged(model.log, decided, timezone.now())
     model.save(update_fields=["metrics", "log"])
 
 

@@ -46,7 +46,7 @@ def fail_at_time_limit(model_id: int, task_id: str) -> bool:
             return False
         now = timezone.now()
         model.status, model.error, model.finished_at, model.heartbeat_at = Status.FAILED, error, now, now
-        model.log = (model.log + f"{now:%H:%M:%S} stopped at its time limit\n")[-jobs.LOG_LIMIT :]
+        model.log = jobs.logged(model.log, "stopped at its time limit", now)
         model.save(update_fields=["status", "error", "finished_at", "heartbeat_at", "log"])
         record_event("model.failed", actor=None, corpus=model.corpus, target=model.label, changes={"error": error})
     shutil.rmtree(scratch_dir(model), ignore_errors=True)  # the killed process was on this host
