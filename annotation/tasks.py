@@ -13,8 +13,6 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import UploadedFile
 from django.db import connection, transaction
 
-from sanitize_app.celery import app as celery_app
-
 from .models import (
     AnnotationLayer,
     Corpus,
@@ -79,7 +77,7 @@ def rerender_after_change(sender, layer: AnnotationLayer, status_change: bool = 
     (``frontend.workspace.confirm_views.current_masked_review``)."""
     if layer.status not in masked_review.FINISHED:
         return
-    if status_change or not celery_app.conf.task_always_eager:
+    if status_change or not jobs.embedded():
         request_masked_review(layer)
 
 
@@ -144,7 +142,7 @@ def sanitize_release_documents(release_id: int, document_ids: list[int]) -> dict
 def embedded_thread(work_settings: dict) -> bool:
     """Whether long work runs in a thread of this process: embedded (no broker, tasks
     eager) and the work's settings say ``in_thread``."""
-    return bool(work_settings.get("in_thread")) and celery_app.conf.task_always_eager
+    return bool(work_settings.get("in_thread")) and jobs.embedded()
 
 
 def in_thread(name: str, work: Callable, *args, on: ThreadPoolExecutor | None = None) -> None:

@@ -23,6 +23,9 @@ class JobStatus(models.TextChoices):
 
 
 FINISHED_JOB_STATUSES = (JobStatus.SUCCEEDED, JobStatus.FAILED)
+UNFINISHED_JOB_STATUSES = (JobStatus.PENDING, JobStatus.RUNNING)
+# A job's or a step's error is cut to this many characters.
+ERROR_LIMIT = 2000
 
 
 class StepStatus(models.TextChoices):

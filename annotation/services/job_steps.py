@@ -24,15 +24,14 @@ from time import monotonic
 
 from django.db import transaction
 from django.db.models import F, Q, Value
-from django.db.models.functions import Greatest
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
-from ..models.job import Job, JobStatus, JobStep, StepStatus
+from ..models.job import ERROR_LIMIT, UNFINISHED_JOB_STATUSES, Job, JobStatus, JobStep, StepStatus
 from .document_counts import document_counts
 from .jobs import Heartbeat, stall_cutoff
 
 COUNT_EVERY_S = 1.0
-ERROR_LIMIT = 2000
 
 WorkOne = Callable[[JobStep], str]
 
@@ -95,10 +94,9 @@ def _work(step_model, fk_name: str, job: Job, pending: list[JobStep], prepare) -
 def start_batch(job: Job) -> None:
     """A batch task begins: the job is running (its first batch starts it)."""
     now = timezone.now()
-    type(job).objects.filter(pk=job.pk, status=JobStatus.PENDING).update(
-        status=JobStatus.RUNNING, started_at=now, heartbeat_at=now
+    type(job).objects.filter(pk=job.pk, status__in=UNFINISHED_JOB_STATUSES).update(
+        status=JobStatus.RUNNING, heartbeat_at=now, started_at=Coalesce("started_at", Value(now))
     )
-    type(job).objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(heartbeat_at=now)
 
 
 def take_steps(step_model: type[JobStep], fk_name: str, job: Job, document_ids: Iterable[int]) -> list[int]:

@@ -36,13 +36,13 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from ..models.job import UNFINISHED_JOB_STATUSES as UNFINISHED
 from ..models.job import Job, JobStatus, StepStatus
 from .jobs import KINDS, JobKind, embedded, fail_lost, job_settings, logged, stall_cutoff, worked_on_here
 
 logger = logging.getLogger(__name__)
 
 SWEEP_LOCK = "jobs:sweep-lock"
-UNFINISHED = (JobStatus.PENDING, JobStatus.RUNNING)
 
 
 def sweep_stalled() -> list[str]:

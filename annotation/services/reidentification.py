@@ -28,6 +28,7 @@ from sanitize_app.engine.reidentification.types import ProtectedText, Reidentifi
 from sanitize_app.engine.release import rendering
 
 from ..models import Document, ReidentificationOutcome, ReidentificationRun, Release, ReleaseDocument
+from ..models.job import ERROR_LIMIT
 from . import job_sweeper, jobs
 from .audit import record_event
 from .background import background_state
@@ -200,7 +201,7 @@ def attacked(
 def fail_run(run: ReidentificationRun, exc: Exception) -> None:
     """The run failed, naming why (if it is still this attempt's)."""
     message = exc.message if isinstance(exc, DomainError) else f"{exc.__class__.__name__}: {exc}"
-    jobs.finish(run, ReidentificationRun.Status.FAILED, error=message[:2000])
+    jobs.finish(run, ReidentificationRun.Status.FAILED, error=message[:ERROR_LIMIT])
 
 
 def results_of(result: ReidentificationResult, description: dict) -> dict:

@@ -25,6 +25,7 @@ from sanitize_app.engine.release.engine import ReleaseEngine
 from sanitize_app.engine.release.types import PATHS
 
 from ..models import Corpus, Release, ReleaseDecision, ReleaseDocument
+from ..models.job import ERROR_LIMIT
 from . import job_steps, job_sweeper, release_guided, release_metrics
 from .audit import record_event
 from .document_counts import COUNTED, count_expressions, document_counts, with_percent
@@ -250,7 +251,7 @@ def finish_if_complete(release: Release) -> None:
         try:
             metrics = release_summary(release)
         except Exception as exc:  # noqa: BLE001 - the documents are released; say why the metrics are not
-            metrics, error = {}, f"The metrics could not be computed: {exc.__class__.__name__}: {exc}"[:2000]
+            metrics, error = {}, f"The metrics could not be computed: {exc.__class__.__name__}: {exc}"[:ERROR_LIMIT]
     else:
         status, metrics = Release.Status.FAILED, {}
         error = "No document could be sanitized."

@@ -20,7 +20,8 @@ from django.db import transaction
 from django.db.models import Count, Max
 
 from ..models import Corpus, ReportJob, RunDocument
-from ..models.job import JobStatus
+from ..models.job import ERROR_LIMIT, JobStatus
+from ..models.job import UNFINISHED_JOB_STATUSES as UNFINISHED
 from ..selectors import layers_state
 from . import job_sweeper, jobs
 from .agreement import agreement_data, corpus_agreement
@@ -31,8 +32,6 @@ from .evaluation_dashboard import comparison_data, evaluation_data
 logger = logging.getLogger(__name__)
 
 Kind = ReportJob.Kind
-UNFINISHED = (JobStatus.PENDING, JobStatus.RUNNING)
-ERROR_LIMIT = 2000
 
 
 def data_key(corpus: Corpus, kind: str, params: dict) -> str:

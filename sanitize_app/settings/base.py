@@ -233,11 +233,12 @@ CELERY_TASK_ROUTES = {
     "annotation.tasks.sweep_stalled_jobs": {"queue": "default"},
 }
 # Celery beat: look for corpora with enough newly confirmed layers to retrain.
+_JOB_SWEEP_S = env_int("SANITIZE_JOB_SWEEP_SECONDS", 20)  # also SANITIZE_JOBS["sweep_s"]
 CELERY_BEAT_SCHEDULE = {
     # Jobs whose worker was lost are sent again (or failed) within stall_s + sweep_s.
     "sweep-stalled-jobs": {
         "task": "annotation.tasks.sweep_stalled_jobs",
-        "schedule": env_int("SANITIZE_JOB_SWEEP_SECONDS", 20),
+        "schedule": _JOB_SWEEP_S,
     },
     "retrain-due-models": {
         "task": "annotation.tasks.retrain_due_models",
@@ -356,7 +357,7 @@ SANITIZE_PREANNOTATION_BATCH = env_int("SANITIZE_PREANNOTATION_BATCH", 10)
 SANITIZE_JOBS = {
     "heartbeat_s": env_int("SANITIZE_JOB_HEARTBEAT_SECONDS", 10),
     "stall_s": env_int("SANITIZE_JOB_STALL_SECONDS", 60),
-    "sweep_s": env_int("SANITIZE_JOB_SWEEP_SECONDS", 20),
+    "sweep_s": _JOB_SWEEP_S,
     "max_attempts": env_int("SANITIZE_JOB_MAX_ATTEMPTS", 3),
 }
 
