@@ -153,3 +153,14 @@ def count_steps(step_model: type[JobStep], fk_name: str, job: Job) -> dict:
     type(job).objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(done=Greatest(F("done"), Value(finished)))
     job.done = max(job.done, finished)
     return counts
+
+
+def end(job: Job, counts: dict, status: str, **fields) -> bool:
+    """Settle a batched job whose steps are all finished (``counts``: ``count_steps``'),
+    writing ``fields`` with its end. The batches' counterpart of ``jobs.finish``, which
+    is fenced by one worker's attempt: here the last batch or the sweeper settles, and
+    the first to do so wins. Returns whether this call ended it."""
+    now = timezone.now()
+    ended = type(job).objects.filter(pk=job.pk, status__in=UNFINISHED_JOB_STATUSES)
+    finished = counts["done"] + counts["failed"]
+    return bool(ended.update(status=status, finished_at=now, heartbeat_at=now, done=finished, **fields))

@@ -15,7 +15,6 @@ from dataclasses import asdict
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.utils import timezone
 
 from sanitize_app.engine.preannotation import Preannotation, PreannotationEngine
 
@@ -146,11 +145,7 @@ def finish_if_complete(run: PreannotationRun) -> None:
     if not counts["done"]:
         status = PreannotationRun.Status.FAILED
         error = f"No document could be pre-annotated ({counts['failed']} failed)."
-    now = timezone.now()
-    updated = PreannotationRun.objects.filter(
-        pk=run.pk, status__in=[PreannotationRun.Status.PENDING, PreannotationRun.Status.RUNNING]
-    ).update(status=status, error=error, done=counts["done"] + counts["failed"], finished_at=now, heartbeat_at=now)
-    if updated:
+    if job_steps.end(run, counts, status, error=error):
         record_event("preannotation.finish", actor=None, corpus=run.corpus, target=f"run {run.pk}", changes=counts)
 
 

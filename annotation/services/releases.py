@@ -19,7 +19,6 @@ from collections.abc import Callable
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count
-from django.utils import timezone
 
 from sanitize_app.engine.release.engine import ReleaseEngine
 from sanitize_app.engine.release.types import PATHS
@@ -263,17 +262,7 @@ def finish_if_complete(release: Release) -> None:
         )
     # What TPS was measured with belongs to the record of what the release used, too.
     used = {**release.settings, **{key: metrics[key] for key in ("ic", "embedder") if key in metrics}}
-    now = timezone.now()
-    updated = Release.objects.filter(pk=release.pk, status__in=[Release.Status.PENDING, Release.Status.RUNNING]).update(
-        status=status,
-        finished_at=now,
-        heartbeat_at=now,
-        done=counts["done"] + counts["failed"],
-        metrics=metrics,
-        error=error,
-        settings=used,
-    )
-    if updated:
+    if job_steps.end(release, counts, status, metrics=metrics, error=error, settings=used):
         release.refresh_from_db()
         record_event(
             "release.finish", actor=None, corpus=release.corpus, target=f"release {release.pk}", changes=counts
