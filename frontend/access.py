@@ -16,11 +16,15 @@ def managed_corpus(request: HttpRequest, pk: int, refusal: str) -> Corpus:
     return corpus
 
 
+def managed_jobs(user, model):
+    """The jobs (``model``: ImportJob, Release, ...) of the corpora ``user`` manages;
+    others' are answered 404."""
+    return model.objects.filter(corpus__in=policy.managed_corpora(user))
+
+
 def managed_releases(user):
     """The releases of the corpora ``user`` manages (others' are answered 404)."""
-    return Release.objects.filter(corpus__in=policy.managed_corpora(user)).select_related(
-        "corpus", "created_by", "annotator"
-    )
+    return managed_jobs(user, Release).select_related("corpus", "created_by", "annotator")
 
 
 def managed_release(request: HttpRequest, pk: int) -> Release:

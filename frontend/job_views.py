@@ -12,9 +12,9 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from annotation import permissions as policy
 from annotation.services import jobs
 
+from .access import managed_jobs
 from .templatetags.jobs import progress_context
 
 FINISHED_EVENT = "job-finished"
@@ -26,7 +26,7 @@ def job_progress(request, kind: str, pk: int):
     if kind not in jobs.KINDS:
         raise Http404(f"No kind of job {kind!r}.")
     model = jobs.KINDS[kind].model
-    job = get_object_or_404(model.objects.filter(corpus__in=policy.managed_corpora(request.user)), pk=pk)
+    job = get_object_or_404(managed_jobs(request.user, model), pk=pk)
     context = progress_context(job, label=request.GET.get("label", "")[:100])
     response = render(request, "frontend/partials/job_progress.html", context)
     if job.finished and request.htmx:

@@ -6,12 +6,11 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation import permissions as policy
 from annotation.models import PreannotationRun, RunDocument
 from annotation.services.errors import DomainError
 from annotation.tasks import submit_preannotation
 
-from .access import managed_corpus
+from .access import managed_corpus, managed_jobs
 
 
 @login_required
@@ -30,9 +29,7 @@ def corpus_preannotate(request, pk: int):
 @login_required
 def run_detail(request, pk: int):
     run = get_object_or_404(
-        PreannotationRun.objects.filter(corpus__in=policy.managed_corpora(request.user)).select_related(
-            "corpus", "created_by"
-        ),
+        managed_jobs(request.user, PreannotationRun).select_related("corpus", "created_by"),
         pk=pk,
     )
     failures = run.run_documents.filter(status=RunDocument.Status.FAILED).select_related("document")[:50]

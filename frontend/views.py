@@ -18,7 +18,7 @@ from annotation.services.corpora import background_collections
 from annotation.services.errors import DomainError
 from annotation.tasks import submit_import_job
 
-from .access import managed_corpus
+from .access import managed_corpus, managed_jobs
 from .forms import DocumentSearchForm, ImportUploadForm
 from .workspace.html import render_blocks, render_entity_list, render_plain_text
 from .workspace.model import LayerView
@@ -196,7 +196,7 @@ def corpus_import(request, pk: int):
 @login_required
 def import_job_detail(request, pk: int):
     job = get_object_or_404(
-        ImportJob.objects.filter(corpus__in=policy.managed_corpora(request.user)).select_related("corpus"), pk=pk
+        managed_jobs(request.user, ImportJob).select_related("corpus"), pk=pk
     )
     template = "frontend/partials/import_job_status.html" if request.htmx else "frontend/import_job.html"
     return render(request, template, {"job": job})
