@@ -195,8 +195,6 @@ def corpus_import(request, pk: int):
 
 @login_required
 def import_job_detail(request, pk: int):
-    job = get_object_or_404(
-        managed_jobs(request.user, ImportJob).select_related("corpus"), pk=pk
-    )
+    job = get_object_or_404(managed_jobs(request.user, ImportJob).select_related("corpus"), pk=pk)
     template = "frontend/partials/import_job_status.html" if request.htmx else "frontend/import_job.html"
     return render(request, template, {"job": job})

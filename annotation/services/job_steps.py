@@ -164,3 +164,10 @@ def end(job: Job, counts: dict, status: str, **fields) -> bool:
     ended = type(job).objects.filter(pk=job.pk, status__in=UNFINISHED_JOB_STATUSES)
     finished = counts["done"] + counts["failed"]
     return bool(ended.update(status=status, finished_at=now, heartbeat_at=now, done=finished, **fields))
+
+
+def failed_count(kind, job: Job) -> int:
+    """How many steps of ``job`` (a ``jobs.JobKind``'s) failed; 0 for a single job."""
+    if kind.step_model is None:
+        return 0
+    return kind.step_model.objects.filter(**{kind.steps: job}, status=StepStatus.FAILED).count()

@@ -273,6 +273,20 @@ def fail_lost(job: Job, now: datetime) -> None:
     job.save(update_fields=["status", "finished_at", "heartbeat_at", "error"])
 
 
+# A running job silent for longer than this many heartbeats may have lost its worker
+# (the sweeper decides after SANITIZE_JOBS["stall_s"]).
+SILENT_HEARTBEATS = 2
+
+
+def silent_seconds(job: Job, now: datetime) -> int | None:
+    """Seconds since a running job was last heard of, once that is longer than a live
+    worker's heartbeats would allow (its worker may be lost); None otherwise."""
+    if job.status != JobStatus.RUNNING or job.heartbeat_at is None:
+        return None
+    silent = (now - job.heartbeat_at).total_seconds()
+    return int(silent) if silent > SILENT_HEARTBEATS * job_settings()["heartbeat_s"] else None
+
+
 def embedded() -> bool:
     """No broker: nothing to send a job to again (the process that ran it is gone)."""
     from sanitize_app.celery import app

@@ -14,8 +14,8 @@ from django import template
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models.job import Job, JobStatus, StepStatus
-from annotation.services import jobs
+from annotation.models.job import Job
+from annotation.services import job_steps, jobs
 
 register = template.Library()
 
@@ -27,9 +27,6 @@ FINISHED_VERB = "finished"
 # Kinds whose total is a hundred steps of a whole (a training's epochs and evaluation):
 # shown in percent rather than "37 of 100".
 IN_PERCENT = {"training"}
-# A running job silent for longer than this many heartbeats may have lost its worker
-# (the sweeper decides after SANITIZE_JOBS["stall_s"]).
-SILENT_HEARTBEATS = 2
 
 
 @register.inclusion_tag("frontend/partials/job_progress.html")
@@ -55,7 +52,7 @@ def progress_context(job: Job, *, poll: bool = True, label: str = "", now: datet
         "percent": round(100 * done / total) if total else (100 if job.finished else 0),
         "units": _units(kind.name, total if total else done, failed),
         "in_percent": kind.name in IN_PERCENT,
-        "silent_s": _silent_seconds(job, now or timezone.now()),
+        "silent_s": jobs.silent_seconds(job, now or timezone.now()),
         "poll_url": poll_url,
     }
 
@@ -64,10 +61,7 @@ def _counts(job: Job, kind: jobs.JobKind) -> tuple[int, int, int]:
     """(done, total, failed): the row's counts (a batched job's ``done`` counts its
     finished steps, failed ones included); a batched job's failed steps counted live."""
     done = min(job.done, job.total) if job.total else job.done
-    if kind.step_model is None:
-        return done, job.total, 0
-    failed = kind.step_model.objects.filter(**{kind.steps: job}, status=StepStatus.FAILED).count()
-    return done, job.total, failed
+    return done, job.total, job_steps.failed_count(kind, job)
 
 
 def _units(kind: str, count: int, failed: int) -> str:
@@ -75,12 +69,3 @@ def _units(kind: str, count: int, failed: int) -> str:
     if verb is None:
         return ""
     return f"document{'' if count == 1 else 's'} {FINISHED_VERB if failed else verb}"
-
-
-def _silent_seconds(job: Job, now: datetime) -> int | None:
-    """Seconds since a running job was last heard of, once that is longer than a live
-    worker's heartbeats would allow; None otherwise."""
-    if job.status != JobStatus.RUNNING or job.heartbeat_at is None:
-        return None
-    silent = (now - job.heartbeat_at).total_seconds()
-    return int(silent) if silent > SILENT_HEARTBEATS * jobs.job_settings()["heartbeat_s"] else None
