@@ -1,6 +1,7 @@
 import pytest
 
 from annotation.models import AnnotationLayer, Document
+from tests.support.job_rows import sent  # noqa: F401 (the job tests' fixture)
 
 TEXT = (
     "The applicant, Mr John Smith, was born in 1961 and lives in Oslo. "

@@ -10,22 +10,13 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from annotation.models import Document, PreannotationRun, RunDocument
+from annotation.models import PreannotationRun, RunDocument
 from annotation.services import job_steps, jobs, preannotation
+from tests.support.job_rows import run_of
 
 pytestmark = pytest.mark.django_db
 
 PENDING, DONE = RunDocument.Status.PENDING, RunDocument.Status.DONE
-
-
-def run_of(corpus, count: int, prefix: str = "d", **fields) -> tuple[PreannotationRun, list[int]]:
-    """A run over ``count`` new documents, none taken up yet; with their ids."""
-    documents = [
-        Document.objects.create(corpus=corpus, doc_id=f"{prefix}{i}", text="Text.", position=i) for i in range(count)
-    ]
-    run = PreannotationRun.objects.create(corpus=corpus, total=count, **fields)
-    RunDocument.objects.bulk_create(RunDocument(run=run, document=document) for document in documents)
-    return run, [document.pk for document in documents]
 
 
 def test_take_steps_takes_the_free_steps_only_and_resets_the_jobs_back_off(corpus):

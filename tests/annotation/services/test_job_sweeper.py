@@ -9,10 +9,10 @@ from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
-from django.utils import timezone
 
-from annotation.models import Document, PreannotationRun, ReportJob, RunDocument
-from annotation.services import job_steps, job_sweeper, jobs, preannotation
+from annotation.models import PreannotationRun, ReportJob, RunDocument
+from annotation.services import job_steps, job_sweeper, jobs
+from tests.support.job_rows import ago, fresh, report_job, run_of, stall
 
 pytestmark = pytest.mark.django_db
 
@@ -24,27 +24,6 @@ STALL = timedelta(seconds=60)  # SANITIZE_JOBS["stall_s"] in the test settings
 @pytest.fixture(autouse=True)
 def stall_s(settings):
     settings.SANITIZE_JOBS = {**settings.SANITIZE_JOBS, "stall_s": 60, "max_attempts": 3}
-
-
-@pytest.fixture
-def sent(monkeypatch) -> list:
-    """The sweeper sees only this test's kinds (the real registrations come back after
-    it): a report job and a pre-annotation run, whose resend records what was sent."""
-    calls: list = []
-    monkeypatch.setattr(jobs, "KINDS", {})
-    monkeypatch.setattr(job_sweeper, "KINDS", jobs.KINDS)
-    jobs.register(jobs.JobKind("report", ReportJob, lambda job: calls.append(job.pk)))
-    jobs.register(
-        jobs.JobKind(
-            "preannotation",
-            PreannotationRun,
-            lambda run, ids: calls.append((run.pk, sorted(ids))),
-            step_model=RunDocument,
-            steps="run",
-            settle=preannotation.finish_if_complete,
-        )
-    )
-    return calls
 
 
 @pytest.fixture
@@ -62,23 +41,6 @@ def with_broker():
 def sweep(capture) -> list[str]:
     with capture(execute=True):
         return job_sweeper.sweep_stalled()
-
-
-def report_job(corpus, **fields) -> ReportJob:
-    return ReportJob.objects.create(corpus=corpus, kind=ReportJob.Kind.EVALUATION, data_key="key", **fields)
-
-
-def ago(seconds: float):
-    return timezone.now() - timedelta(seconds=seconds)
-
-
-def stall(job, seconds: float = 61) -> None:
-    """Its worker went silent ``seconds`` ago."""
-    type(job).objects.filter(pk=job.pk).update(heartbeat_at=ago(seconds))
-
-
-def fresh(job):
-    return type(job).objects.get(pk=job.pk)
 
 
 def test_a_stalled_job_is_sent_again_then_failed_after_max_attempts_and_a_lost_worker_cannot_flip_it(
@@ -132,13 +94,8 @@ def test_a_pending_job_nobody_took_up_is_sent_again_with_waits_that_double(
 
 def preannotation_run(corpus, count: int) -> tuple[PreannotationRun, list[int]]:
     """A running run whose ``count`` documents one worker took up (attempt 1 each)."""
-    documents = [
-        Document.objects.create(corpus=corpus, doc_id=f"d{i}", text=f"Text {i}.", position=i) for i in range(count)
-    ]
-    run = PreannotationRun.objects.create(corpus=corpus, total=count)
-    RunDocument.objects.bulk_create(RunDocument(run=run, document=document) for document in documents)
+    run, ids = run_of(corpus, count)
     job_steps.start_batch(run)
-    ids = [document.pk for document in documents]
     assert sorted(job_steps.take_steps(RunDocument, "run", run, ids)) == ids
     return run, ids
 

@@ -3,46 +3,17 @@ fenced by its attempts so that a worker declared lost writes nothing, and the he
 thread keeps a long job fresh (the sweeper: test_job_sweeper; batches: test_job_steps)."""
 
 import time
-from datetime import timedelta
 
 import pytest
 
 from annotation.models import ReportJob
 from annotation.services import job_sweeper, jobs
+from tests.support.job_rows import fresh, report_job, stall
 
 pytestmark = pytest.mark.django_db
 
 RUNNING, PENDING = ReportJob.Status.RUNNING, ReportJob.Status.PENDING
 SUCCEEDED, FAILED = ReportJob.Status.SUCCEEDED, ReportJob.Status.FAILED
-
-
-@pytest.fixture
-def sent(monkeypatch) -> list:
-    """The sweeper sees only a report kind whose resend records what was sent (the real
-    registrations come back after the test)."""
-    calls: list = []
-    monkeypatch.setattr(jobs, "KINDS", {})
-    monkeypatch.setattr(job_sweeper, "KINDS", jobs.KINDS)
-    jobs.register(jobs.JobKind("report", ReportJob, lambda job: calls.append(job.pk)))
-    return calls
-
-
-def report_job(corpus, **fields) -> ReportJob:
-    return ReportJob.objects.create(corpus=corpus, kind=ReportJob.Kind.EVALUATION, data_key="key", **fields)
-
-
-def stale():
-    """A heartbeat older than stall_s."""
-    return jobs.stall_cutoff() - timedelta(seconds=1)
-
-
-def stall(job) -> None:
-    """Its worker went silent: the heartbeat is older than stall_s."""
-    type(job).objects.filter(pk=job.pk).update(heartbeat_at=stale())
-
-
-def fresh(job):
-    return type(job).objects.get(pk=job.pk)
 
 
 def test_claim_refuses_a_job_a_live_heartbeat_holds_and_takes_a_stale_one_bumping_attempts(corpus):
